@@ -168,10 +168,10 @@ function parseOutputFormat(value: string): OutputFormat | undefined {
   const parts = value.split('_');
   const [codec, rateText, kbpsText] = parts;
   const rate = Number(rateText);
-  if (!/^\d+$/.test(rateText ?? '')) return undefined;
+  if (rateText !== String(rate)) return undefined;
   if (parts.length === 3) {
     const kbps = Number(kbpsText);
-    if (codec === 'mp3' && MP3_RATES.includes(rate) && MP3_BITRATES.includes(kbps) && /^\d+$/.test(kbpsText ?? '')) {
+    if (codec === 'mp3' && MP3_RATES.includes(rate) && MP3_BITRATES.includes(kbps) && kbpsText === String(kbps)) {
       return mp3(rate, kbps);
     }
     return undefined;
