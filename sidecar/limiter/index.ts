@@ -1,0 +1,19 @@
+// The limiter folder's public surface: the shared fixed-window limiter, its backends and the local cache.
+export type { CounterBackend, CounterOp } from './backend.js';
+export {
+  createMemoryBackend,
+  DEFAULT_MEMORY_MAX_KEYS,
+  type MemoryBackend,
+  type MemoryBackendOptions,
+} from './backend-memory.js';
+export { buildCacheKey, secondsUntilReset, windowStartSeconds } from './cache-key.js';
+export { decide, noLimitStatus, type Decision, type DecideInput } from './decide.js';
+export {
+  createFixedWindowLimiter,
+  hitsFor,
+  type FixedWindowLimiterDeps,
+  type FixedWindowSettings,
+  type RateLimiter,
+} from './fixed-window-limiter.js';
+export { createLocalOverLimitCache, type LocalOverLimitCache, type LocalOverLimitCacheOptions } from './local-cache.js';
+export { nearLimitThreshold } from './near-limit.js';
