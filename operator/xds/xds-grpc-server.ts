@@ -32,12 +32,13 @@ function credentials(tls: XdsTlsSettings | undefined): ServerCredentials {
   });
   const ca =
     tls.caFile === undefined
-      ? identity
+      ? null
       : new experimental.FileWatcherCertificateProvider({
           caCertificateFile: tls.caFile,
           refreshIntervalMs: tls.refreshIntervalMs,
         });
-  return experimental.createCertificateProviderServerCredentials(ca, identity, tls.requireClientCert);
+  // grpc-js 1.14 declares the parameters as (ca, identity) but the implementation takes (identity, ca | null).
+  return experimental.createCertificateProviderServerCredentials(identity, ca, tls.requireClientCert);
 }
 
 export function createXdsGrpcServer(ads: AdsServer, tls: XdsTlsSettings | undefined): XdsGrpcServer {
