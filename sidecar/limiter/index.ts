@@ -17,3 +17,11 @@ export {
 } from './fixed-window-limiter.js';
 export { createLocalOverLimitCache, type LocalOverLimitCache, type LocalOverLimitCacheOptions } from './local-cache.js';
 export { nearLimitThreshold } from './near-limit.js';
+export {
+  connectRedisBackend,
+  type RedisBackend,
+  type RedisBackendOptions,
+  type RedisClientOptions,
+} from './backend-redis.js';
+export { exponentialBackoff, type BackoffOptions } from './backoff.js';
+export { parseRedisAuth } from './redis-pool.js';

@@ -1,0 +1,217 @@
+// The Redis counter store: one pipelined INCRBY+EXPIRE round trip per request per Redis, per-second split (§2.2).
+import type { Redis } from 'ioredis';
+import { BackendError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { StatsStore } from '../stats/stats-store.js';
+import type { CounterBackend, CounterOp } from './backend.js';
+import { exponentialBackoff, type BackoffOptions } from './backoff.js';
+import { createRedisPool, type RedisClientOptions, type RedisPool } from './redis-pool.js';
+
+export type { RedisClientOptions } from './redis-pool.js';
+
+export interface RedisBackendOptions {
+  /** The main Redis (REDIS_*). */
+  readonly main: RedisClientOptions;
+  /** The per-second Redis (REDIS_PERSECOND_*), or undefined when REDIS_PERSECOND is false. */
+  readonly perSecond?: RedisClientOptions;
+  /** REDIS_STARTUP_*: retry until every connection answers PING with PONG. */
+  readonly startup: BackoffOptions;
+  /**
+   * REDIS_HEALTH_CHECK_ACTIVE_CONNECTION: after startup, report unhealthy while a pool has no ready connection
+   * and healthy again when one is back. When false, health only goes healthy once, after startup.
+   */
+  readonly healthCheckActiveConnection: boolean;
+  /** Health component callback (the `redis` component starts unhealthy; main owns the checker). */
+  readonly onHealthChange?: (healthy: boolean) => void;
+  readonly stats: StatsStore;
+  readonly logger: Logger;
+  /** Aborts the startup retry loop (SIGTERM during startup). */
+  readonly signal?: AbortSignal;
+  /** Uniform [0, 1) for backoff jitter; Math.random by default. */
+  readonly random?: () => number;
+}
+
+export interface RedisBackend extends CounterBackend {
+  /** Ready connections of the main pool and of the per-second pool (0 when there is none). */
+  activeConnections(): { main: number; perSecond: number };
+}
+
+/**
+ * Connects (retrying with backoff until PING = PONG on every connection, forever when maxElapsedMs is 0) and
+ * returns the backend. Logs "connecting to redis on <url> with pool size N" like upstream.
+ * @throws BackendError 'timed out waiting for Redis connection …' when maxElapsedMs passes, or when aborted.
+ */
+export async function connectRedisBackend(options: RedisBackendOptions): Promise<RedisBackend> {
+  const { logger, stats } = options;
+  let mainActive = 0;
+  let perSecondActive = 0;
+  let started = false;
+  let healthy: boolean | undefined;
+  const setHealth = (value: boolean): void => {
+    if (healthy === value) return;
+    healthy = value;
+    options.onHealthChange?.(value);
+  };
+  const onActiveChange = (): void => {
+    if (!started || !options.healthCheckActiveConnection) return;
+    setHealth(mainActive > 0 && (options.perSecond === undefined || perSecondActive > 0));
+  };
+
+  logger.warn(`connecting to redis on ${options.main.url} with pool size ${options.main.poolSize}`);
+  const main = createRedisPool(options.main, {
+    stats,
+    statsPrefix: 'ratelimit.redis_pool',
+    logger,
+    onActiveChange: (n) => {
+      mainActive = n;
+      onActiveChange();
+    },
+  });
+  let perSecond: RedisPool | undefined;
+  if (options.perSecond !== undefined) {
+    logger.warn(
+      `connecting to per second redis on ${options.perSecond.url} with pool size ${options.perSecond.poolSize}`,
+    );
+    perSecond = createRedisPool(options.perSecond, {
+      stats,
+      statsPrefix: 'ratelimit.redis_per_second_pool',
+      logger,
+      onActiveChange: (n) => {
+        perSecondActive = n;
+        onActiveChange();
+      },
+    });
+  }
+  const pools = perSecond === undefined ? [main] : [main, perSecond];
+
+  const startMs = Date.now();
+  const nextDelay = exponentialBackoff(options.startup, options.random);
+  for (;;) {
+    try {
+      for (const pool of pools) await pool.connect();
+      break;
+    } catch (err) {
+      for (const pool of pools) pool.reset();
+      const message = (err as Error).message;
+      const delay = nextDelay();
+      const maxElapsed = options.startup.maxElapsedMs;
+      if (maxElapsed > 0 && Date.now() - startMs + delay > maxElapsed) {
+        await Promise.all(pools.map((p) => p.close()));
+        throw new BackendError(`timed out waiting for Redis connection: ${message}`, { cause: err });
+      }
+      logger.warn('redis not reachable yet, retrying', { error: message, retryInMs: delay });
+      try {
+        await sleep(delay, options.signal);
+      } catch (abortErr) {
+        await Promise.all(pools.map((p) => p.close()));
+        throw new BackendError('redis startup connect aborted', { cause: abortErr });
+      }
+    }
+  }
+  for (const pool of pools) pool.enableReconnect();
+  started = true;
+  setHealth(true);
+
+  const timeoutMs = Math.max(options.main.timeoutMs, options.perSecond?.timeoutMs ?? 0);
+  let closed = false;
+
+  /** Runs one pipeline on one connection and returns the replies, or throws BackendError with Redis' text. */
+  const run = async (client: Redis, build: (p: ReturnType<Redis['pipeline']>) => void): Promise<unknown[]> => {
+    const pipeline = client.pipeline();
+    build(pipeline);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const results = await Promise.race([
+        pipeline.exec(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`redis request timed out after ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      if (results === null) throw new Error('redis pipeline was aborted');
+      const out = new Array<unknown>(results.length);
+      for (let i = 0; i < results.length; i++) {
+        const [err, value] = results[i]!;
+        if (err !== null) throw err;
+        out[i] = value;
+      }
+      return out;
+    } catch (err) {
+      throw new BackendError((err as Error).message, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  /** Splits ops by target pool; runs one pipeline per pool concurrently; merges replies back in op order. */
+  const perPool = async (
+    ops: readonly CounterOp[],
+    build: (p: ReturnType<Redis['pipeline']>, op: CounterOp) => void,
+    repliesPerOp: number,
+  ): Promise<number[]> => {
+    if (closed) throw new BackendError('redis backend is closed');
+    const toPerSecond = perSecond === undefined ? undefined : ops.map((op) => op.perSecond);
+    const mainOps = toPerSecond === undefined ? ops : ops.filter((_, i) => !toPerSecond[i]);
+    const secondOps = toPerSecond === undefined ? [] : ops.filter((_, i) => toPerSecond[i]);
+    const [mainReplies, secondReplies] = await Promise.all([
+      mainOps.length > 0 ? run(main.next(), (p) => mainOps.forEach((op) => build(p, op))) : [],
+      secondOps.length > 0 ? run(perSecond!.next(), (p) => secondOps.forEach((op) => build(p, op))) : [],
+    ]);
+    const out = new Array<number>(ops.length);
+    let m = 0;
+    let s = 0;
+    for (let i = 0; i < ops.length; i++) {
+      const reply =
+        toPerSecond !== undefined && toPerSecond[i]
+          ? secondReplies[s++ * repliesPerOp]
+          : mainReplies[m++ * repliesPerOp];
+      out[i] = toCount(reply);
+    }
+    return out;
+  };
+
+  return {
+    increment: (ops) =>
+      perPool(
+        ops,
+        (p, op) => {
+          p.incrby(op.key, op.hits);
+          p.expire(op.key, op.ttlSeconds);
+        },
+        2,
+      ),
+    get: (ops) => perPool(ops, (p, op) => void p.get(op.key), 1),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(pools.map((p) => p.close()));
+    },
+    activeConnections: () => ({ main: main.activeCount(), perSecond: perSecond?.activeCount() ?? 0 }),
+  };
+}
+
+/** An INCRBY reply (number) or a GET reply (string or null) as a count. */
+function toCount(reply: unknown): number {
+  if (typeof reply === 'number') return reply;
+  if (reply === null || reply === undefined) return 0;
+  const n = Number(reply);
+  if (!Number.isFinite(n)) throw new BackendError(`unexpected redis reply '${String(reply)}'`);
+  return n;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,181 @@
+// N ioredis connections to one Redis, used round-robin, with fail-fast options, pool stats and liveness.
+import { Redis, type RedisOptions } from 'ioredis';
+import { BackendError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Counter, Gauge, StatsStore } from '../stats/stats-store.js';
+
+/** Where and how to reach one Redis deployment (REDIS_* or REDIS_PERSECOND_* settings, parsed). */
+export interface RedisClientOptions {
+  /** REDIS_TYPE. Only 'single' is implemented; sentinel and cluster plug in behind the same pool interface. */
+  readonly type: 'single' | 'sentinel' | 'cluster';
+  /** REDIS_SOCKET_TYPE for single mode. */
+  readonly socketType: 'tcp' | 'unix';
+  /** REDIS_URL: `host:port` for tcp, a socket path for unix. */
+  readonly url: string;
+  /** REDIS_POOL_SIZE: connections used round-robin (≥ 1). */
+  readonly poolSize: number;
+  /** REDIS_AUTH: '' (none), `password`, or `user:password` (split at the first ':'). */
+  readonly auth: string;
+  /**
+   * Bound on one request's round trip and on each connect attempt, in ms (REDIS_TIMEOUT). A stopped or stuck
+   * Redis then gives a BackendError after at most this long instead of a hang.
+   */
+  readonly timeoutMs: number;
+}
+
+export interface RedisPool {
+  /** A ready connection, round-robin; when none is ready, the next one (its commands then fail fast). */
+  next(): Redis;
+  /** Connects every connection and checks PING = PONG. @throws BackendError on the first failure. */
+  connect(): Promise<void>;
+  /** After the startup connect: reconnect dropped connections in the background from now on. */
+  enableReconnect(): void;
+  /** Connections currently ready. */
+  activeCount(): number;
+  /** Closes all connections (no reconnect). */
+  close(): Promise<void>;
+  /** Drops all connections so a new connect() can be tried (startup retry). */
+  reset(): void;
+}
+
+export interface RedisPoolDeps {
+  readonly stats: StatsStore;
+  /** `ratelimit.redis_pool` or `ratelimit.redis_per_second_pool`. */
+  readonly statsPrefix: string;
+  readonly logger: Logger;
+  /** Called whenever the number of ready connections changes. */
+  readonly onActiveChange?: (active: number) => void;
+}
+
+/** Splits REDIS_AUTH at the first ':' into a user and a password (no ':' → password only). */
+export function parseRedisAuth(auth: string): { username?: string; password?: string } {
+  if (auth === '') return {};
+  const colon = auth.indexOf(':');
+  if (colon < 0) return { password: auth };
+  return { username: auth.slice(0, colon), password: auth.slice(colon + 1) };
+}
+
+/** Splits `host:port` at the last ':' (so `[::1]:6379` works); throws BackendError on a bad port. */
+export function parseHostPort(url: string): { host: string; port: number } {
+  const colon = url.lastIndexOf(':');
+  const host = colon < 0 ? url : url.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  const port = colon < 0 ? NaN : Number(url.slice(colon + 1));
+  if (host === '' || !Number.isInteger(port) || port <= 0 || port > 65535) {
+    throw new BackendError(`invalid redis address '${url}': expected host:port`);
+  }
+  return { host, port };
+}
+
+/** Reconnect delay after a dropped connection: quick first, capped at 2 s (radix redials per command). */
+const reconnectDelayMs = (attempt: number): number => Math.min(50 * 2 ** Math.min(attempt, 6), 2000);
+
+export function createRedisPool(options: RedisClientOptions, deps: RedisPoolDeps): RedisPool {
+  if (options.type !== 'single') {
+    throw new BackendError(`redis type '${options.type}' is not implemented yet (only 'single')`);
+  }
+  if (!(options.poolSize >= 1)) throw new BackendError(`redis pool size must be ≥ 1, got ${options.poolSize}`);
+  const cxActive: Gauge = deps.stats.gauge(`${deps.statsPrefix}.cx_active`);
+  const cxTotal: Counter = deps.stats.counter(`${deps.statsPrefix}.cx_total`);
+  const cxLocalClose: Counter = deps.stats.counter(`${deps.statsPrefix}.cx_local_close`);
+  const address = options.socketType === 'unix' ? { path: options.url } : parseHostPort(options.url);
+  let reconnect = false;
+  let closing = false;
+  let active = 0;
+  let cursor = 0;
+  let lastErrorLogMs = 0;
+  // The error event carries the reason (WRONGPASS, ECONNREFUSED); connect() itself often only says "closed".
+  let lastError: Error | undefined;
+
+  const base: RedisOptions = {
+    ...address,
+    ...parseRedisAuth(options.auth),
+    lazyConnect: true,
+    // Fail fast instead of queueing while disconnected; never replay a command after a reconnect.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: options.timeoutMs,
+    connectTimeout: options.timeoutMs,
+    retryStrategy: (attempt) => (reconnect && !closing ? reconnectDelayMs(attempt) : null),
+  };
+
+  const setActive = (n: number): void => {
+    active = n;
+    cxActive.set(n);
+    deps.onActiveChange?.(n);
+  };
+
+  const makeClient = (): Redis => {
+    const client = new Redis(base);
+    let ready = false;
+    client.on('ready', () => {
+      ready = true;
+      cxTotal.inc();
+      setActive(active + 1);
+    });
+    client.on('close', () => {
+      if (!ready) return;
+      ready = false;
+      cxLocalClose.inc();
+      setActive(active - 1);
+    });
+    // ioredis emits 'error' for every failed (re)connect; without a listener Node would crash the process.
+    client.on('error', (err: Error) => {
+      lastError = err;
+      const now = Date.now();
+      if (now - lastErrorLogMs < 5000) return;
+      lastErrorLogMs = now;
+      deps.logger.warn('redis connection error', { prefix: deps.statsPrefix, error: err.message });
+    });
+    return client;
+  };
+
+  let clients: Redis[] = Array.from({ length: options.poolSize }, makeClient);
+
+  return {
+    next() {
+      for (let i = 0; i < clients.length; i++) {
+        const client = clients[cursor]!;
+        cursor = (cursor + 1) % clients.length;
+        if (client.status === 'ready') return client;
+      }
+      return clients[cursor]!;
+    },
+    async connect() {
+      lastError = undefined;
+      for (const client of clients) {
+        try {
+          if (client.status === 'wait' || client.status === 'end') await client.connect();
+          const pong = await client.ping();
+          if (pong !== 'PONG') throw new Error(`PING answered '${pong}'`);
+        } catch (err) {
+          const reason = lastError ?? (err as Error);
+          throw new BackendError(reason.message, { cause: reason });
+        }
+      }
+    },
+    enableReconnect() {
+      reconnect = true;
+    },
+    activeCount: () => active,
+    reset() {
+      for (const client of clients) {
+        // Keep the 'error' listener: a late error event without one would crash the process.
+        client.removeAllListeners('ready');
+        client.removeAllListeners('close');
+        client.disconnect();
+      }
+      setActive(0);
+      clients = Array.from({ length: options.poolSize }, makeClient);
+    },
+    async close() {
+      closing = true;
+      await Promise.all(
+        clients.map(async (client) => {
+          if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+          else client.disconnect();
+        }),
+      );
+    },
+  };
+}

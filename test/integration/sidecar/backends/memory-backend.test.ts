@@ -1,0 +1,6 @@
+import { createMemoryBackend } from '../../../../sidecar/limiter/backend-memory.js';
+import { counterBackendContract } from './counter-backend-contract.js';
+
+counterBackendContract('memory backend', {
+  create: async (clock) => createMemoryBackend({ clock }),
+});
