@@ -115,10 +115,10 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
   const timeoutMs = Math.max(options.main.timeoutMs, options.perSecond?.timeoutMs ?? 0);
   let closed = false;
 
-  /** Runs one pipeline on one connection and returns the replies, or throws BackendError with Redis' text. */
-  const run = async (client: Redis, build: (p: ReturnType<Redis['pipeline']>) => void): Promise<unknown[]> => {
-    const pipeline = client.pipeline();
-    build(pipeline);
+  type Pipeline = ReturnType<Redis['pipeline']>;
+
+  /** Executes one pipeline and returns its replies, or throws BackendError with Redis' text. */
+  const run = async (pipeline: Pipeline): Promise<unknown[]> => {
     let timer: NodeJS.Timeout | undefined;
     try {
       const results = await Promise.race([
@@ -142,44 +142,44 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
     }
   };
 
-  /** Splits ops by target pool; runs one pipeline per pool concurrently; merges replies back in op order. */
-  const perPool = async (
-    ops: readonly CounterOp[],
-    build: (p: ReturnType<Redis['pipeline']>, op: CounterOp) => void,
-    repliesPerOp: number,
-  ): Promise<number[]> => {
+  /**
+   * One pipeline per Redis (main, and per-second for SECOND keys when configured), run concurrently; returns the
+   * INCRBY (or GET) reply of each op in op order.
+   */
+  const execute = async (ops: readonly CounterOp[], increment: boolean): Promise<number[]> => {
     if (closed) throw new BackendError('redis backend is closed');
-    const toPerSecond = perSecond === undefined ? undefined : ops.map((op) => op.perSecond);
-    const mainOps = toPerSecond === undefined ? ops : ops.filter((_, i) => !toPerSecond[i]);
-    const secondOps = toPerSecond === undefined ? [] : ops.filter((_, i) => toPerSecond[i]);
+    let mainPipeline: Pipeline | undefined;
+    let secondPipeline: Pipeline | undefined;
+    for (const op of ops) {
+      let pipeline: Pipeline;
+      if (perSecond !== undefined && op.perSecond) pipeline = secondPipeline ??= perSecond.next().pipeline();
+      else pipeline = mainPipeline ??= main.next().pipeline();
+      if (increment) {
+        pipeline.incrby(op.key, op.hits);
+        pipeline.expire(op.key, op.ttlSeconds);
+      } else {
+        pipeline.get(op.key);
+      }
+    }
     const [mainReplies, secondReplies] = await Promise.all([
-      mainOps.length > 0 ? run(main.next(), (p) => mainOps.forEach((op) => build(p, op))) : [],
-      secondOps.length > 0 ? run(perSecond!.next(), (p) => secondOps.forEach((op) => build(p, op))) : [],
+      mainPipeline === undefined ? undefined : run(mainPipeline),
+      secondPipeline === undefined ? undefined : run(secondPipeline),
     ]);
+    const stride = increment ? 2 : 1;
     const out = new Array<number>(ops.length);
     let m = 0;
     let s = 0;
     for (let i = 0; i < ops.length; i++) {
       const reply =
-        toPerSecond !== undefined && toPerSecond[i]
-          ? secondReplies[s++ * repliesPerOp]
-          : mainReplies[m++ * repliesPerOp];
+        perSecond !== undefined && ops[i]!.perSecond ? secondReplies![s++ * stride] : mainReplies![m++ * stride];
       out[i] = toCount(reply);
     }
     return out;
   };
 
   return {
-    increment: (ops) =>
-      perPool(
-        ops,
-        (p, op) => {
-          p.incrby(op.key, op.hits);
-          p.expire(op.key, op.ttlSeconds);
-        },
-        2,
-      ),
-    get: (ops) => perPool(ops, (p, op) => void p.get(op.key), 1),
+    increment: (ops) => execute(ops, true),
+    get: (ops) => execute(ops, false),
     async close() {
       if (closed) return;
       closed = true;
