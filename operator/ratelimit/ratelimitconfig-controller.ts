@@ -1,0 +1,243 @@
+// Watches RateLimitConfig CRs, plans and publishes snapshots, quarantines NACKed CRs, and writes status (debounced, on change).
+import type { Clock } from '../../sidecar/clock.js';
+import type { Logger } from '../../sidecar/logger.js';
+import {
+  RLC_GROUP,
+  RLC_PLURAL,
+  RLC_VERSION,
+  resourceKey,
+  type RateLimitConfigObject,
+  type RateLimitConfigSpec,
+} from '../crd/ratelimitconfig-types.js';
+import { createInformer, type Informer } from '../kube/informer.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { AdsServer, Rejection, SidecarView } from '../xds/ads-server.js';
+import type { SnapshotCache, XdsResource } from '../xds/snapshot-cache.js';
+import { parseRateLimitConfigObject } from './ratelimitconfig-parse.js';
+import { planSnapshot, type Plan } from './snapshot-planner.js';
+import { buildStatus, sameJson, type StatusSidecar } from './status-builder.js';
+
+/** Metrics the controller reports; main.ts backs them with prom-client. */
+export interface ControllerMetrics {
+  reconciled(durationMs: number, resources: number, snapshotBytes: number): void;
+  statusWritten(ok: boolean): void;
+}
+
+export interface ControllerSettings {
+  /** Namespaces to watch; empty = all. */
+  readonly watchNamespaces: readonly string[];
+  readonly globalNamespaces: readonly string[];
+  /** Quiet period before status writes. */
+  readonly statusDebounceMs: number;
+  /** Encoded-size budget per CR (sidecars default to a 4 MiB message for *all* configs together). */
+  readonly maxResourceBytes: number;
+}
+
+export interface ControllerDeps {
+  readonly kube: KubeClient;
+  readonly cache: SnapshotCache;
+  readonly ads: AdsServer;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly metrics?: ControllerMetrics;
+  /** The sidecar's loader applied to one CR; returns why it fails or undefined (see snapshot-planner). */
+  readonly loadCheck?: (resource: XdsResource, spec: RateLimitConfigSpec) => string | undefined;
+}
+
+export interface RateLimitConfigController {
+  start(): void;
+  stop(): void;
+  /** True once every watched collection has been listed. */
+  synced(): boolean;
+  /** Status writes happen only while this is true (the leader, D4). */
+  setStatusWriter(enabled: boolean): void;
+  /** Called by the ADS server for every NACK. */
+  handleNack(sidecar: SidecarView, rejection: Rejection): void;
+  /** Called by the ADS server when sidecars connect, ACK, NACK or leave. */
+  handleSidecarsChanged(): void;
+  /** The last plan (for tests and /debug). */
+  lastPlan(): Plan | undefined;
+}
+
+export function createRateLimitConfigController(
+  settings: ControllerSettings,
+  deps: ControllerDeps,
+): RateLimitConfigController {
+  const { kube, cache, ads, logger, clock } = deps;
+  const base = `/apis/${RLC_GROUP}/${RLC_VERSION}`;
+  const paths =
+    settings.watchNamespaces.length === 0
+      ? [`${base}/${RLC_PLURAL}`]
+      : settings.watchNamespaces.map((ns) => `${base}/namespaces/${encodeURIComponent(ns)}/${RLC_PLURAL}`);
+  const quarantine = new Map<string, { contentHash: string; message: string }>();
+  /** key → {contentHash, version}: the snapshot version that first carried the current content. */
+  const firstVersion = new Map<string, { contentHash: string; version: string }>();
+  /** Statuses we wrote, keyed by CR key, until the watch shows them (avoids rewriting from a stale cache). */
+  const written = new Map<string, { generation: number; status: unknown }>();
+  let plan: Plan | undefined;
+  let objects = new Map<string, RateLimitConfigObject>();
+  let reconcileQueued = false;
+  let statusTimer: NodeJS.Timeout | undefined;
+  let statusWriter = false;
+  let writing = false;
+  let stopped = true;
+
+  const informers: Informer[] = paths.map((path) =>
+    createInformer({ client: kube, path, logger, onChange: () => queueReconcile() }),
+  );
+
+  function queueReconcile(): void {
+    if (reconcileQueued || stopped) return;
+    reconcileQueued = true;
+    setImmediate(() => {
+      reconcileQueued = false;
+      if (!stopped) reconcile();
+    });
+  }
+
+  function reconcile(): void {
+    const started = clock.nowMs();
+    const next = new Map<string, RateLimitConfigObject>();
+    for (const informer of informers) {
+      for (const raw of informer.items().values()) {
+        try {
+          const obj = parseRateLimitConfigObject(raw);
+          next.set(resourceKey(obj.namespace, obj.name), obj);
+        } catch (err) {
+          logger.warn('ignoring an object without metadata', { error: (err as Error).message });
+        }
+      }
+    }
+    objects = next;
+    for (const key of [...quarantine.keys()]) if (!objects.has(key)) quarantine.delete(key);
+    plan = planSnapshot({
+      objects: [...objects.values()],
+      globalNamespaces: settings.globalNamespaces,
+      quarantine,
+      sidecars: ads.sidecars(),
+      maxResourceBytes: settings.maxResourceBytes,
+      ...(deps.loadCheck !== undefined ? { loadCheck: deps.loadCheck } : {}),
+    });
+    cache.setResources(plan.resources);
+    for (const r of plan.resources) {
+      const known = firstVersion.get(r.name);
+      if (known === undefined || known.contentHash !== r.contentHash) {
+        firstVersion.set(r.name, { contentHash: r.contentHash, version: cache.snapshotFor(r.namespace).version });
+      }
+    }
+    for (const key of [...firstVersion.keys()]) if (!plan.verdicts.get(key)?.programmed) firstVersion.delete(key);
+    const bytes = plan.resources.reduce((n, r) => n + r.any.value.length, 0);
+    deps.metrics?.reconciled(clock.nowMs() - started, plan.resources.length, bytes);
+    logger.debug('reconciled', { objects: objects.size, served: plan.resources.length });
+    scheduleStatus();
+  }
+
+  function scheduleStatus(): void {
+    if (!statusWriter || stopped || statusTimer !== undefined) return;
+    statusTimer = setTimeout(() => {
+      statusTimer = undefined;
+      void flushStatus();
+    }, settings.statusDebounceMs);
+  }
+
+  function sidecarsFor(obj: RateLimitConfigObject, key: string): StatusSidecar[] {
+    return ads.sidecars().map((s) => ({
+      nodeId: s.nodeId,
+      inScope: cache.inScope(obj.namespace, s.scope),
+      ackedVersion: s.ackedVersion,
+      ackedHash: s.ackedVersion === undefined ? undefined : cache.contentOf(s.ackedVersion)?.get(key),
+      rejection:
+        s.rejection !== undefined && s.rejection.resourceName === key
+          ? { version: s.rejection.version, message: s.rejection.message, timeMs: s.rejection.timeMs }
+          : undefined,
+    }));
+  }
+
+  async function flushStatus(): Promise<void> {
+    if (!statusWriter || stopped || plan === undefined) return;
+    if (writing) {
+      scheduleStatus();
+      return;
+    }
+    writing = true;
+    try {
+      const nowIso = new Date(clock.nowMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      for (const [key, obj] of objects) {
+        const verdict = plan.verdicts.get(key);
+        if (verdict === undefined) continue;
+        const desired = buildStatus({
+          obj,
+          verdict,
+          sidecars: sidecarsFor(obj, key),
+          snapshotVersion: firstVersion.get(key)?.version,
+          nowIso,
+        });
+        const pendingWrite = written.get(key);
+        const current =
+          pendingWrite !== undefined && pendingWrite.generation === obj.generation ? pendingWrite.status : obj.status;
+        if (sameJson(stripTimes(desired), stripTimes(current))) continue;
+        try {
+          const path = `${base}/namespaces/${encodeURIComponent(obj.namespace)}/${RLC_PLURAL}/${encodeURIComponent(obj.name)}/status`;
+          // The patch carries the UID precondition so a recreated object with the same name is never touched.
+          await kube.request(
+            'PATCH',
+            path,
+            { metadata: { uid: obj.uid }, status: desired },
+            'application/merge-patch+json',
+          );
+          written.set(key, { generation: obj.generation, status: desired });
+          deps.metrics?.statusWritten(true);
+        } catch (err) {
+          deps.metrics?.statusWritten(false);
+          logger.warn('status write failed', { cr: key, error: (err as Error).message });
+        }
+      }
+      for (const key of [...written.keys()]) if (!objects.has(key)) written.delete(key);
+    } finally {
+      writing = false;
+    }
+  }
+
+  /** Transition times alone never justify a write (they only change together with a status). */
+  function stripTimes(status: unknown): unknown {
+    return JSON.parse(JSON.stringify(status ?? {}, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v)));
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      for (const i of informers) i.start();
+    },
+    stop() {
+      stopped = true;
+      for (const i of informers) i.stop();
+      if (statusTimer !== undefined) clearTimeout(statusTimer);
+      statusTimer = undefined;
+    },
+    synced: () => informers.every((i) => i.synced()),
+    setStatusWriter(enabled) {
+      statusWriter = enabled;
+      if (enabled) {
+        written.clear();
+        scheduleStatus();
+      }
+    },
+    handleNack(_sidecar, rejection) {
+      const name = rejection.resourceName;
+      if (name === undefined) return;
+      const contentHash = cache.contentOf(rejection.version)?.get(name);
+      const current = plan?.verdicts.get(name)?.resource?.contentHash;
+      if (contentHash === undefined || contentHash !== current) return;
+      if (quarantine.get(name)?.contentHash === contentHash) return;
+      logger.warn('quarantining a config a sidecar rejected', { cr: name, message: rejection.message });
+      quarantine.set(name, { contentHash, message: rejection.message });
+      queueReconcile();
+    },
+    handleSidecarsChanged() {
+      // Feature support (D6) depends on who is connected, so re-plan; status follows from the plan.
+      queueReconcile();
+    },
+    lastPlan: () => plan,
+  };
+}

@@ -1,0 +1,147 @@
+// A real etcd + kube-apiserver on free loopback ports with token auth, for operator integration tests (spec/k8s-test-rig.md §3).
+import { KubeConfig } from '@kubernetes/client-node';
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './ports.js';
+import { startProcess, type RunningProcess } from './process.js';
+
+export interface KubeApiServer {
+  /** https://127.0.0.1:<port> */
+  readonly url: string;
+  /** A kubeconfig file for the admin user (token auth, CA pinned). */
+  readonly kubeconfigPath: string;
+  readonly token: string;
+  /** A KubeConfig loaded from kubeconfigPath. */
+  kubeConfig(): KubeConfig;
+  stop(): Promise<void>;
+}
+
+/** $CHORUS_TOOLS_BIN, as test/tools/env.sh sets it, or its default location. */
+export function toolsBin(): string {
+  if (process.env.CHORUS_TOOLS_BIN) return process.env.CHORUS_TOOLS_BIN;
+  const cache = process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
+  return path.join(process.env.CHORUS_TOOLS_DIR ?? path.join(cache, 'chorus-tools'), 'bin');
+}
+
+/** The path of a Go-built tool; throws (never skips) with how to build it. */
+export function requireTool(name: string): string {
+  const file = path.join(toolsBin(), name);
+  try {
+    accessSync(file, constants.X_OK);
+    return file;
+  } catch {
+    throw new Error(`${name} not found in ${toolsBin()}: run \`make tools\` (test/tools/build-tools.sh) first`);
+  }
+}
+
+async function poll(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs: number,
+  proc: RunningProcess,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) throw new Error(`${what} exited early:\n${proc.output().slice(-4000)}`);
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} not ready after ${timeoutMs} ms:\n${proc.output().slice(-4000)}`);
+}
+
+function get(url: string, ca?: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const mod = url.startsWith('https:') ? https : http;
+    const req = mod.get(url, ca ? { ca } : { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.setTimeout(2000, () => req.destroy(new Error('timeout')));
+  });
+}
+
+export async function startKubeApiServer(): Promise<KubeApiServer> {
+  const etcdBin = requireTool('etcd');
+  const apiserverBin = requireTool('kube-apiserver');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-kube-'));
+  const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const token = 'chorus-admin-token';
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  writeFileSync(path.join(dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
+  writeFileSync(path.join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
+  mkdirSync(path.join(dir, 'certs'));
+  const etcdHelp = (() => {
+    try {
+      return execFileSync(etcdBin, ['--help'], { stdio: 'pipe' }).toString();
+    } catch (err) {
+      return String((err as { stdout?: Buffer }).stdout ?? '');
+    }
+  })();
+  const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+  const etcd = startProcess(etcdBin, [
+    `--data-dir=${path.join(dir, 'etcd')}`,
+    `--listen-client-urls=${etcdUrl}`,
+    `--advertise-client-urls=${etcdUrl}`,
+    `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+    `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+    `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+    ...(etcdHelp.includes('unsafe-no-fsync') ? ['--unsafe-no-fsync'] : []),
+  ]);
+  let apiserver: RunningProcess | undefined;
+  const stop = async (): Promise<void> => {
+    await apiserver?.stop(10_000);
+    await etcd.stop(5_000);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await poll(async () => (await get(`${etcdUrl}/health`)) === 200, 'etcd', 30_000, etcd);
+    const url = `https://127.0.0.1:${apiPort}`;
+    apiserver = startProcess(apiserverBin, [
+      `--etcd-servers=${etcdUrl}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${path.join(dir, 'certs')}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      `--service-account-issuer=${url}/`,
+      `--service-account-key-file=${path.join(dir, 'sa.key')}`,
+      `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
+      `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
+      '--authorization-mode=RBAC',
+      '--disable-admission-plugins=ServiceAccount',
+    ]);
+    const running = apiserver;
+    await poll(async () => (await get(`${url}/readyz`)) === 200, 'kube-apiserver', 120_000, running);
+    const ca = readFileSync(path.join(dir, 'certs', 'apiserver.crt'));
+    const kubeconfigPath = path.join(dir, 'kubeconfig');
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'test', server: url, caData: ca.toString('base64'), skipTLSVerify: false }],
+      users: [{ name: 'admin', token }],
+      contexts: [{ name: 'test', cluster: 'test', user: 'admin', namespace: 'default' }],
+      currentContext: 'test',
+    });
+    writeFileSync(kubeconfigPath, kc.exportConfig());
+    return {
+      url,
+      kubeconfigPath,
+      token,
+      kubeConfig() {
+        const fresh = new KubeConfig();
+        fresh.loadFromFile(kubeconfigPath);
+        return fresh;
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
