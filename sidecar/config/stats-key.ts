@@ -1,13 +1,14 @@
-// Stats-name sanitisation for rate limit stats keys (upstream utils.SanitizeStatName, spec §2.13).
+// Sanitisation of rate limit stats keys before they are emitted (spec §2.13), for the stats layer to apply.
 
-const IPV4_LIKE = /\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/g;
-const STATSD_RESERVED = /[:|]/g;
+const IPV4 = /\d{1,3}(?:\.\d{1,3}){3}/g;
 
 /**
- * Makes a stats key safe for statsd: `:` and `|` become `_`, and the dots inside IPv4-looking substrings become
- * `_` so that an address does not split the stat into extra path segments (e.g. `ip_10.0.0.5` → `ip_10_0_0_5`).
+ * Makes a `fullKey` safe for statsd names as upstream does: `:` and `|` become `_`, and the dots inside IPv4-looking
+ * substrings become `_` (e.g. `domain.ip_10.0.0.5` → `domain.ip_10_0_0_5`). Pure; the config keeps keys unsanitised.
  */
 export function sanitizeStatsKey(key: string): string {
-  const noIpDots = key.includes('.') ? key.replace(IPV4_LIKE, (ip) => ip.replaceAll('.', '_')) : key;
-  return noIpDots.replace(STATSD_RESERVED, '_');
+  let out = key;
+  if (out.includes(':') || out.includes('|')) out = out.replace(/[:|]/g, '_');
+  if (out.includes('.')) out = out.replace(IPV4, (ip) => ip.replace(/\./g, '_'));
+  return out;
 }

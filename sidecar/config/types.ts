@@ -10,6 +10,10 @@ export interface RateLimit {
    */
   readonly fullKey: string;
   readonly requestsPerUnit: number;
+  /**
+   * The window unit. For an `unlimited` limit upstream's unit is always UNKNOWN; such a limit is never counted, so
+   * this field then holds the placeholder 'SECOND' (and /rlconfig prints UNKNOWN).
+   */
   readonly unit: RateLimitUnitName;
   /** `rate_limit.name`, or '' when unnamed; returned as `currentLimit.name` and targeted by `replaces`. */
   readonly name: string;
