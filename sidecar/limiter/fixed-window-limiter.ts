@@ -66,6 +66,9 @@ export function createFixedWindowLimiter(deps: FixedWindowLimiterDeps): RateLimi
   return {
     async doLimit(request, limits) {
       const count = request.descriptors.length;
+      if (limits.length !== count) {
+        throw new RangeError(`doLimit needs one limit slot per descriptor: ${limits.length} for ${count}`);
+      }
       const nowSeconds = Math.floor(clock.nowMs() / 1000);
       const keys = new Array<string>(count);
       const hits = new Array<number>(count);

@@ -182,6 +182,13 @@ describe('fixed-window limiter', () => {
     });
   });
 
+  it('rejects a limits array that does not match the descriptors', async () => {
+    r = rig();
+    let caught: unknown;
+    await r.limiter.doLimit(request('d', [descriptor({ a: '1' })]), []).catch((err: unknown) => (caught = err));
+    expect(caught).to.be.instanceOf(RangeError);
+  });
+
   it('propagates a BackendError after total_hits was counted', async () => {
     r = rig();
     await r.memory.close();
