@@ -1,7 +1,7 @@
-// A thin Kubernetes REST client over @kubernetes/client-node's KubeConfig: JSON requests and line-delimited watches.
-import { KubeConfig } from '@kubernetes/client-node';
+// A thin Kubernetes REST client: JSON requests and line-delimited watches over node:https with the loaded connection.
 import http from 'node:http';
 import https from 'node:https';
+import type { KubeConnection } from './kube-config.js';
 
 /** A non-2xx answer from the API server; `status` is the HTTP status, `reason` the Status object's reason. */
 export class KubeApiError extends Error {
@@ -42,19 +42,20 @@ export interface KubeClient {
   watch(path: string, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void>;
 }
 
-/** In-cluster config when running in a pod, else KUBECONFIG / ~/.kube/config. */
-export function loadKubeConfig(kubeconfigPath?: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (kubeconfigPath !== undefined && kubeconfigPath !== '') kc.loadFromFile(kubeconfigPath);
-  else kc.loadFromDefault();
-  return kc;
-}
-
-export function createKubeClient(kc: KubeConfig): KubeClient {
-  const cluster = kc.getCurrentCluster();
-  if (cluster === null) throw new Error('kubeconfig has no current cluster');
-  const base = new URL(cluster.server);
+export function createKubeClient(conn: KubeConnection): KubeClient {
+  const base = new URL(conn.server);
   const transport = base.protocol === 'http:' ? http : https;
+  const agent =
+    base.protocol === 'http:'
+      ? undefined
+      : new https.Agent({
+          keepAlive: true,
+          ...(conn.ca !== undefined ? { ca: conn.ca } : {}),
+          ...(conn.cert !== undefined ? { cert: conn.cert } : {}),
+          ...(conn.key !== undefined ? { key: conn.key } : {}),
+          ...(conn.tlsServerName !== undefined ? { servername: conn.tlsServerName } : {}),
+          rejectUnauthorized: !conn.insecureSkipTlsVerify,
+        });
 
   async function open(
     method: string,
@@ -69,10 +70,15 @@ export function createKubeClient(kc: KubeConfig): KubeClient {
       hostname: base.hostname,
       port: base.port,
       path: `${base.pathname.replace(/\/$/, '')}${path}`,
-      headers: { Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': contentType } : {}) },
+      headers: {
+        Accept: 'application/json',
+        ...(body !== undefined ? { 'Content-Type': contentType } : {}),
+        ...(conn.token() !== '' ? { Authorization: `Bearer ${conn.token()}` } : {}),
+      },
+      ...(conn.basicAuth !== undefined ? { auth: conn.basicAuth } : {}),
+      ...(agent !== undefined ? { agent } : {}),
       ...(signal !== undefined ? { signal } : {}),
     };
-    await kc.applyToHTTPSOptions(options);
     return new Promise((resolve, reject) => {
       const req = transport.request(options, resolve);
       req.on('error', reject);
@@ -97,7 +103,7 @@ export function createKubeClient(kc: KubeConfig): KubeClient {
   }
 
   return {
-    server: cluster.server,
+    server: conn.server,
     async request(method, path, body, contentType = 'application/json') {
       const res = await open(method, path, body === undefined ? undefined : JSON.stringify(body), contentType);
       const text = await readAll(res);

@@ -1,5 +1,4 @@
 // A real etcd + kube-apiserver on free loopback ports with token auth, for operator integration tests (spec/k8s-test-rig.md §3).
-import { KubeConfig } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,6 +6,7 @@ import https from 'node:https';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { stringify } from 'yaml';
 import { freePort } from './ports.js';
 import { startProcess, type RunningProcess } from './process.js';
 
@@ -16,8 +16,8 @@ export interface KubeApiServer {
   /** A kubeconfig file for the admin user (token auth, CA pinned). */
   readonly kubeconfigPath: string;
   readonly token: string;
-  /** A KubeConfig loaded from kubeconfigPath. */
-  kubeConfig(): KubeConfig;
+  /** PEM of the API server's self-signed serving certificate (its own CA). */
+  readonly ca: Buffer;
   stop(): Promise<void>;
 }
 
@@ -121,23 +121,22 @@ export async function startKubeApiServer(): Promise<KubeApiServer> {
     await poll(async () => (await get(`${url}/readyz`)) === 200, 'kube-apiserver', 120_000, running);
     const ca = readFileSync(path.join(dir, 'certs', 'apiserver.crt'));
     const kubeconfigPath = path.join(dir, 'kubeconfig');
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'test', server: url, caData: ca.toString('base64'), skipTLSVerify: false }],
-      users: [{ name: 'admin', token }],
-      contexts: [{ name: 'test', cluster: 'test', user: 'admin', namespace: 'default' }],
-      currentContext: 'test',
-    });
-    writeFileSync(kubeconfigPath, kc.exportConfig());
+    writeFileSync(
+      kubeconfigPath,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'test', cluster: { server: url, 'certificate-authority-data': ca.toString('base64') } }],
+        users: [{ name: 'admin', user: { token } }],
+        contexts: [{ name: 'test', context: { cluster: 'test', user: 'admin', namespace: 'default' } }],
+        'current-context': 'test',
+      }),
+    );
     return {
       url,
       kubeconfigPath,
       token,
-      kubeConfig() {
-        const fresh = new KubeConfig();
-        fresh.loadFromFile(kubeconfigPath);
-        return fresh;
-      },
+      ca,
       stop,
     };
   } catch (err) {
