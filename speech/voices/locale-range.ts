@@ -1,6 +1,6 @@
 // The `locale` filter of the voice list: a BCP-47 range matched by whole subtags, case-insensitively.
 
-const RANGE = /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i;
+const RANGE = /^[a-z]{1,8}(-[a-z0-9]{1,8})*$/i;
 
 /** The normalised (lower-case) range, or null when `text` is not a BCP-47 range we accept. */
 export function parseLocaleRange(text: string): string | null {
