@@ -1,0 +1,228 @@
+// Rate limit benchmark: ghz at fixed concurrency against ours (memory, Redis) and upstream (same Redis); prints a table.
+//
+// Run: source test/tools/env.sh && npx tsx test/bench/ratelimit.ts
+// Knobs: BENCH_DURATION_S (measured seconds per run, default 10), BENCH_CONCURRENCY (default 32),
+//        BENCH_TARGETS (comma list of ours-memory,ours-redis,upstream; default all).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startChorusRateLimit } from '../differential/chorus-service.js';
+import { createRlsClient } from '../differential/rls-client.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import {
+  requireTool,
+  startUpstreamRateLimit,
+  writeRuleFiles,
+  type RateLimitService,
+} from '../support/upstream-ratelimit.js';
+import { runGhz, type GhzResult } from './ghz-run.js';
+import { treeRssMiB } from './process-rss.js';
+
+const DESCRIPTOR_COUNTS = [1, 3] as const;
+const TARGETS = ['ours-memory', 'ours-redis', 'upstream'] as const;
+type Target = (typeof TARGETS)[number];
+
+const RULES = `
+domain: bench
+descriptors:
+  - key: k1
+    rate_limit: { unit: hour, requests_per_unit: 1000000000 }
+  - key: k2
+    rate_limit: { unit: hour, requests_per_unit: 1000000000 }
+  - key: k3
+    rate_limit: { unit: hour, requests_per_unit: 1000000000 }
+`;
+
+interface Settings {
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly concurrency: number;
+  readonly targets: readonly Target[];
+}
+
+function parseSettings(env: NodeJS.ProcessEnv): Settings {
+  const positive = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
+    return n;
+  };
+  const targets = (env.BENCH_TARGETS ?? TARGETS.join(',')).split(',').map((t) => t.trim());
+  for (const t of targets) {
+    if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown BENCH_TARGETS entry ${t}`);
+  }
+  return {
+    durationSeconds: positive('BENCH_DURATION_S', 10),
+    warmupSeconds: 2,
+    concurrency: positive('BENCH_CONCURRENCY', 32),
+    targets: targets as Target[],
+  };
+}
+
+function benchRequest(descriptors: number): { domain: string; descriptors: unknown[] } {
+  return {
+    domain: 'bench',
+    descriptors: Array.from({ length: descriptors }, (_, i) => ({ entries: [{ key: `k${i + 1}`, value: 'v' }] })),
+  };
+}
+
+interface Row {
+  readonly target: Target;
+  readonly descriptors: number;
+  readonly result?: GhzResult;
+  readonly rssMiB?: number;
+  readonly failure?: string;
+}
+
+async function startTarget(target: Target, redis: RedisServer, runtimeRoot: string): Promise<RateLimitService> {
+  const common = {
+    USE_STATSD: 'false',
+    LOG_LEVEL: 'warn',
+    RUNTIME_ROOT: runtimeRoot,
+    RUNTIME_SUBDIRECTORY: 'ratelimit',
+    RUNTIME_WATCH_ROOT: 'false',
+  };
+  switch (target) {
+    case 'ours-memory':
+      return startChorusRateLimit({ env: { ...common, BACKEND_TYPE: 'memory' } });
+    case 'ours-redis':
+      return startChorusRateLimit({
+        env: {
+          ...common,
+          BACKEND_TYPE: 'redis',
+          REDIS_SOCKET_TYPE: 'tcp',
+          REDIS_URL: redis.url,
+          CACHE_KEY_PREFIX: 'ours:',
+        },
+      });
+    case 'upstream':
+      return startUpstreamRateLimit({
+        redisUrl: redis.url,
+        runtimeRoot,
+        runtimeSubdirectory: 'ratelimit',
+        // The launcher's 100 ms flush is for tests; upstream's default keeps the stats sink off the hot path.
+        env: { CACHE_KEY_PREFIX: 'up:', STATS_FLUSH_INTERVAL: '10s' },
+      });
+  }
+}
+
+/** One request through our own client, so a benchmark never measures a service that rejects everything. */
+async function checkAnswers(service: RateLimitService, descriptors: number): Promise<void> {
+  const client = createRlsClient(service.grpcAddress);
+  try {
+    const outcome = await client.shouldRateLimit({
+      domain: 'bench',
+      hitsAddend: 0,
+      descriptors: Array.from({ length: descriptors }, (_, i) => ({
+        entries: [{ key: `k${i + 1}`, value: 'check' }],
+        limit: undefined,
+        hitsAddend: undefined,
+      })),
+    });
+    if (outcome.kind === 'error') throw new Error(`gRPC error ${outcome.code}: ${outcome.message}`);
+    const limited = outcome.response.statuses.filter((s) => s.currentLimit?.requestsPerUnit === 1_000_000_000);
+    if (outcome.response.overallCode !== 1 || limited.length !== descriptors) {
+      throw new Error(`unexpected answer ${JSON.stringify(outcome.response)}`);
+    }
+  } finally {
+    client.close();
+  }
+}
+
+function fmt(n: number | undefined, digits = 0): string {
+  return n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
+}
+
+function printTable(rows: readonly Row[], settings: Settings): void {
+  const upstreamRps = (d: number): number | undefined =>
+    rows.find((r) => r.target === 'upstream' && r.descriptors === d)?.result?.requestsPerSecond;
+  const header = [
+    'target',
+    'descr',
+    'requests/s',
+    'decisions/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'RSS MiB',
+    'vs upstream',
+  ];
+  const lines = rows.map((r) => {
+    if (r.result === undefined) return [r.target, String(r.descriptors), `FAILED: ${r.failure ?? '?'}`];
+    const errors = Object.values(r.result.errors).reduce((a, b) => a + b, 0);
+    const up = upstreamRps(r.descriptors);
+    return [
+      r.target,
+      String(r.descriptors),
+      fmt(r.result.requestsPerSecond),
+      fmt(r.result.requestsPerSecond * r.descriptors),
+      fmt(r.result.p50Ms, 2),
+      fmt(r.result.p99Ms, 2),
+      r.result.cutAtEnd > 0 ? `${errors} (+${r.result.cutAtEnd} cut)` : String(errors),
+      fmt(r.rssMiB),
+      up === undefined || r.target === 'upstream' ? '' : `${fmt(r.result.requestsPerSecond / up, 2)}x`,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const row = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  console.log(
+    `\nShouldRateLimit, ghz --concurrency ${settings.concurrency}, ${settings.durationSeconds}s measured after ${settings.warmupSeconds}s warm-up, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'})`,
+  );
+  console.log(row(header));
+  // Calls ghz cuts off when the duration ends are not server errors; they are listed, not counted.
+  for (const l of lines) console.log(row(l));
+  for (const r of rows) {
+    if (r.result !== undefined && Object.keys(r.result.errors).length > 0) {
+      console.log(`errors ${r.target} x${r.descriptors}: ${JSON.stringify(r.result.errors)}`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const settings = parseSettings(process.env);
+  const ghz = requireTool('ghz');
+  const runtimeRoot = mkdtempSync(path.join(os.tmpdir(), 'chorus-bench-'));
+  writeRuleFiles(runtimeRoot, 'ratelimit', { 'bench.yaml': RULES });
+  const redis = await startRedisServer();
+  const rows: Row[] = [];
+  try {
+    for (const target of settings.targets) {
+      let service: RateLimitService | undefined;
+      try {
+        service = await startTarget(target, redis, runtimeRoot);
+      } catch (err) {
+        const failure = (err as Error).message.split('\n').slice(0, 2).join(' ');
+        for (const d of DESCRIPTOR_COUNTS) rows.push({ target, descriptors: d, failure });
+        continue;
+      }
+      try {
+        for (const descriptors of DESCRIPTOR_COUNTS) {
+          try {
+            await checkAnswers(service, descriptors);
+            const common = { ghz, address: service.grpcAddress, request: benchRequest(descriptors), skipFirst: 0 };
+            await runGhz({ ...common, concurrency: settings.concurrency, durationSeconds: settings.warmupSeconds });
+            const result = await runGhz({
+              ...common,
+              concurrency: settings.concurrency,
+              durationSeconds: settings.durationSeconds,
+            });
+            rows.push({ target, descriptors, result, rssMiB: treeRssMiB(service.pid) });
+            console.error(`${target} x${descriptors}: ${result.requestsPerSecond.toFixed(0)} req/s`);
+          } catch (err) {
+            rows.push({ target, descriptors, failure: (err as Error).message.split('\n')[0] });
+          }
+        }
+      } finally {
+        await service.stop();
+      }
+    }
+  } finally {
+    await redis.stop();
+    rmSync(runtimeRoot, { recursive: true, force: true });
+  }
+  printTable(rows, settings);
+  if (rows.some((r) => r.result === undefined)) process.exitCode = 1;
+}
+
+await main();
