@@ -25,3 +25,4 @@ export {
 } from './backend-redis.js';
 export { exponentialBackoff, type BackoffOptions } from './backoff.js';
 export { parseRedisAuth } from './redis-pool.js';
+export { buildRedisTlsOptions, type RedisTlsOptions } from './redis-tls.js';

@@ -3,6 +3,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { BackendError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Counter, Gauge, StatsStore } from '../stats/stats-store.js';
+import { buildRedisTlsOptions, type RedisTlsOptions } from './redis-tls.js';
 
 /** Where and how to reach one Redis deployment (REDIS_* or REDIS_PERSECOND_* settings, parsed). */
 export interface RedisClientOptions {
@@ -21,6 +22,8 @@ export interface RedisClientOptions {
    * Redis then gives a BackendError after at most this long instead of a hang.
    */
   readonly timeoutMs: number;
+  /** REDIS_TLS (REDIS_PERSECOND_TLS): TLS on the tcp connection; undefined for plain TCP. */
+  readonly tls?: RedisTlsOptions;
 }
 
 export interface RedisPool {
@@ -89,6 +92,7 @@ export function createRedisPool(options: RedisClientOptions, deps: RedisPoolDeps
   const base: RedisOptions = {
     ...address,
     ...parseRedisAuth(options.auth),
+    ...(options.tls === undefined ? {} : { tls: buildRedisTlsOptions(options.tls) }),
     lazyConnect: true,
     // Fail fast instead of queueing while disconnected; never replay a command after a reconnect.
     enableOfflineQueue: false,
