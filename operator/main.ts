@@ -6,6 +6,7 @@ import { createKubeClient } from './kube/kube-client.js';
 import { loadKubeConnection } from './kube/kube-config.js';
 import { loadOperatorSettings, SettingsError } from './operator-settings.js';
 import { startOperator } from './operator.js';
+import { sidecarLoadCheck } from './ratelimit/sidecar-load-check.js';
 
 /** Exit codes: 0 clean stop, 1 runtime/startup failure, 2 invalid settings. */
 async function main(): Promise<number> {
@@ -24,7 +25,7 @@ async function main(): Promise<number> {
   try {
     const kube = createKubeClient(loadKubeConnection(settings.kubeconfig, process.env));
     logger.info('starting chorus-operator', { apiServer: kube.server, pod: settings.podName });
-    operator = await startOperator(settings, { kube, logger, clock: systemClock });
+    operator = await startOperator(settings, { kube, logger, clock: systemClock, loadCheck: sidecarLoadCheck });
   } catch (err) {
     logger.fatal('startup failed', { error: (err as Error).message });
     await logger.close();

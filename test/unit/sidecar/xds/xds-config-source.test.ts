@@ -18,6 +18,7 @@ import type { RateLimitConfig as RateLimitConfigProto } from '../../../../proto/
 import { systemClock } from '../../../../sidecar/clock.js';
 import type { RateLimitConfig } from '../../../../sidecar/config/types.js';
 import { silentLogger } from '../../../../sidecar/logger.js';
+import { loadRateLimitConfig, xdsConfigToSource } from '../../../../sidecar/config/index.js';
 import {
   createXdsConfigSource,
   type XdsConfigError,
@@ -25,21 +26,9 @@ import {
   type XdsSourceSettings,
 } from '../../../../sidecar/xds/index.js';
 
-/** Stand-in for sidecar/config's loader: rejects empty keys and duplicate domains with `file` = config name. */
-function testLoad(configs: readonly RateLimitConfigProto[]): RateLimitConfig {
-  const domains: string[] = [];
-  for (const c of configs) {
-    if (domains.includes(c.domain)) throw Object.assign(new Error(`duplicate domain '${c.domain}'`), { file: c.name });
-    if (c.descriptors.some((d) => d.key === ''))
-      throw Object.assign(new Error('descriptor has empty key'), { file: c.name });
-    domains.push(c.domain);
-  }
-  return {
-    domains,
-    hasDomain: (d) => domains.includes(d),
-    getLimit: () => undefined,
-    dump: () => domains.join('\n'),
-  };
+/** The sidecar's real loader, as the runner wires it. */
+function load(configs: readonly RateLimitConfigProto[], mergeDomainConfig: boolean): RateLimitConfig {
+  return loadRateLimitConfig(configs.map(xdsConfigToSource), { mergeDomainConfig });
 }
 
 function spec(domain: string, key = 'k') {
@@ -110,7 +99,7 @@ describe('sidecar xDS config source', () => {
   function startSource(s: XdsSourceSettings): void {
     source = createXdsConfigSource(s, {
       logger: silentLogger,
-      load: testLoad,
+      load,
       onConfig: (config, names) => {
         events.configs.push({ domains: config.domains, names });
         events.push();
