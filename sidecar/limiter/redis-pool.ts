@@ -7,11 +7,14 @@ import { buildRedisTlsOptions, type RedisTlsOptions } from './redis-tls.js';
 
 /** Where and how to reach one Redis deployment (REDIS_* or REDIS_PERSECOND_* settings, parsed). */
 export interface RedisClientOptions {
-  /** REDIS_TYPE. Only 'single' is implemented; sentinel and cluster plug in behind the same pool interface. */
+  /** REDIS_TYPE. 'single' and 'sentinel' are implemented; 'cluster' fails at startup as not implemented yet. */
   readonly type: 'single' | 'sentinel' | 'cluster';
   /** REDIS_SOCKET_TYPE for single mode. */
   readonly socketType: 'tcp' | 'unix';
-  /** REDIS_URL: `host:port` for tcp, a socket path for unix. */
+  /**
+   * REDIS_URL: single mode `host:port` (tcp) or a socket path (unix); sentinel mode
+   * `masterName,sentinel1:port,…` (at least one sentinel).
+   */
   readonly url: string;
   /** REDIS_POOL_SIZE: connections used round-robin (≥ 1). */
   readonly poolSize: number;
@@ -24,6 +27,8 @@ export interface RedisClientOptions {
   readonly timeoutMs: number;
   /** REDIS_TLS (REDIS_PERSECOND_TLS): TLS on the tcp connection; undefined for plain TCP. */
   readonly tls?: RedisTlsOptions;
+  /** REDIS_SENTINEL_AUTH: `password` or `user:password` for the sentinel nodes (REDIS_AUTH is for the master). */
+  readonly sentinelAuth?: string;
 }
 
 export interface RedisPool {
@@ -69,20 +74,49 @@ export function parseHostPort(url: string): { host: string; port: number } {
   return { host, port };
 }
 
+/**
+ * Splits a sentinel REDIS_URL `masterName,host:port,…` into the master name and the sentinel addresses.
+ * @throws BackendError with upstream's message when there is not at least one sentinel.
+ */
+export function parseSentinelUrl(url: string): { name: string; sentinels: { host: string; port: number }[] } {
+  const parts = url.split(',');
+  if (parts.length < 2 || parts[0] === '') {
+    throw new BackendError(
+      'Expected master name and a list of urls for the sentinels, in the format: <redis master name>,<sentinel1>,...,<sentineln>',
+    );
+  }
+  return { name: parts[0]!, sentinels: parts.slice(1).map(parseHostPort) };
+}
+
 /** Reconnect delay after a dropped connection: quick first, capped at 2 s (radix redials per command). */
 const reconnectDelayMs = (attempt: number): number => Math.min(50 * 2 ** Math.min(attempt, 6), 2000);
 
 export function createRedisPool(options: RedisClientOptions, deps: RedisPoolDeps): RedisPool {
-  if (options.type !== 'single') {
-    throw new BackendError(`redis type '${options.type}' is not implemented yet (only 'single')`);
+  if (options.type === 'cluster') {
+    throw new BackendError(`redis type 'cluster' is not implemented yet (only 'single' and 'sentinel')`);
   }
   if (!(options.poolSize >= 1)) throw new BackendError(`redis pool size must be ≥ 1, got ${options.poolSize}`);
   const cxActive: Gauge = deps.stats.gauge(`${deps.statsPrefix}.cx_active`);
   const cxTotal: Counter = deps.stats.counter(`${deps.statsPrefix}.cx_total`);
   const cxLocalClose: Counter = deps.stats.counter(`${deps.statsPrefix}.cx_local_close`);
-  const address = options.socketType === 'unix' ? { path: options.url } : parseHostPort(options.url);
   let reconnect = false;
   let closing = false;
+  const retryStrategy = (attempt: number): number | null => (reconnect && !closing ? reconnectDelayMs(attempt) : null);
+  let address: RedisOptions;
+  if (options.type === 'sentinel') {
+    const { name, sentinels } = parseSentinelUrl(options.url);
+    const sentinelAuth = parseRedisAuth(options.sentinelAuth ?? '');
+    address = {
+      name,
+      sentinels,
+      sentinelUsername: sentinelAuth.username,
+      sentinelPassword: sentinelAuth.password,
+      sentinelRetryStrategy: retryStrategy,
+      sentinelCommandTimeout: options.timeoutMs,
+    };
+  } else {
+    address = options.socketType === 'unix' ? { path: options.url } : parseHostPort(options.url);
+  }
   let active = 0;
   let cursor = 0;
   let lastErrorLogMs = 0;
@@ -100,7 +134,7 @@ export function createRedisPool(options: RedisClientOptions, deps: RedisPoolDeps
     autoResendUnfulfilledCommands: false,
     commandTimeout: options.timeoutMs,
     connectTimeout: options.timeoutMs,
-    retryStrategy: (attempt) => (reconnect && !closing ? reconnectDelayMs(attempt) : null),
+    retryStrategy,
   };
 
   const setActive = (n: number): void => {

@@ -202,10 +202,12 @@ describe('redis backend', function () {
       }
     });
 
-    it('rejects sentinel/cluster (not implemented yet) and a bad address clearly', async () => {
-      const sentinel = await rejection(connectRedisBackend(options(tcp('m,a:1,b:2', { type: 'sentinel' }))));
-      expect(sentinel).to.be.instanceOf(BackendError);
-      expect(sentinel.message).to.contain("redis type 'sentinel' is not implemented yet");
+    it('rejects cluster (not implemented yet), a bad sentinel URL and a bad address clearly', async () => {
+      const cluster = await rejection(connectRedisBackend(options(tcp('a:1,b:2', { type: 'cluster' }))));
+      expect(cluster).to.be.instanceOf(BackendError);
+      expect(cluster.message).to.contain("redis type 'cluster' is not implemented yet");
+      const sentinel = await rejection(connectRedisBackend(options(tcp('mymaster', { type: 'sentinel' }))));
+      expect(sentinel.message).to.contain('Expected master name and a list of urls for the sentinels');
       const bad = await rejection(connectRedisBackend(options(tcp('localhost'))));
       expect(bad.message).to.contain("invalid redis address 'localhost'");
       const pool = await rejection(connectRedisBackend(options(tcp(server.url, { poolSize: 0 }))));
