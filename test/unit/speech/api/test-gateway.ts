@@ -19,6 +19,10 @@ export interface TestGateway {
   readonly gateway: Gateway;
   readonly ownerKey: string;
   readonly defaultWorkspaceId: string;
+  /** The PGlite data directory (unused with PostgreSQL). */
+  readonly dataDir: string;
+  /** The PostgreSQL URL, or undefined for PGlite. */
+  readonly databaseUrl?: string;
   /** A new key in `workspaceId` (default: the bootstrap workspace) for a member of `role` or a service account. */
   key(role: MemberRole | 'service-account', scopes: readonly Scope[], workspaceId?: string): Promise<string>;
   /** A new workspace and an owner key with all scopes in it. */
@@ -85,6 +89,8 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     gateway,
     ownerKey: gateway.bootstrapKey,
     defaultWorkspaceId,
+    dataDir,
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     key,
     async otherWorkspace(name) {
       const ws = await workspaces.create(name);
