@@ -453,7 +453,7 @@ class Tokeniser {
       }
     }
     if (this.words.length > this.sentenceFirstWord) this.sentenceEnd = last.end;
-    const trailing = chunk.slice(b);
+    const trailing = b > a ? chunk.slice(b) : chunk;
     if (followedBySpace && trailing.some((c) => SENTENCE_END.test(c.ch))) this.breakSentence();
   }
 
