@@ -34,7 +34,13 @@ export interface KubeClient {
    * One JSON request. Resolves with the parsed body of a 2xx answer.
    * @throws KubeApiError on any other status; a network error as it comes.
    */
-  request(method: string, path: string, body?: unknown, contentType?: string): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    accept?: string,
+  ): Promise<Record<string, unknown>>;
   /**
    * Streams watch events of `path` (which must carry `watch=1`) until the server closes the stream (resolves)
    * or the request fails (rejects with KubeApiError or a network error). `signal` aborts it (resolves).
@@ -63,6 +69,7 @@ export function createKubeClient(conn: KubeConnection): KubeClient {
     body: string | undefined,
     contentType: string,
     signal?: AbortSignal,
+    accept = 'application/json',
   ): Promise<http.IncomingMessage> {
     const options: https.RequestOptions = {
       method,
@@ -71,7 +78,7 @@ export function createKubeClient(conn: KubeConnection): KubeClient {
       port: base.port,
       path: `${base.pathname.replace(/\/$/, '')}${path}`,
       headers: {
-        Accept: 'application/json',
+        Accept: accept,
         ...(body !== undefined ? { 'Content-Type': contentType } : {}),
         ...(conn.token() !== '' ? { Authorization: `Bearer ${conn.token()}` } : {}),
       },
@@ -104,8 +111,15 @@ export function createKubeClient(conn: KubeConnection): KubeClient {
 
   return {
     server: conn.server,
-    async request(method, path, body, contentType = 'application/json') {
-      const res = await open(method, path, body === undefined ? undefined : JSON.stringify(body), contentType);
+    async request(method, path, body, contentType = 'application/json', accept = 'application/json') {
+      const res = await open(
+        method,
+        path,
+        body === undefined ? undefined : JSON.stringify(body),
+        contentType,
+        undefined,
+        accept,
+      );
       const text = await readAll(res);
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) throw apiError(status, text);

@@ -74,6 +74,8 @@ export function createRateLimitConfigController(
   const firstVersion = new Map<string, { contentHash: string; version: string }>();
   /** Statuses we wrote, keyed by CR key, until the watch shows them (avoids rewriting from a stale cache). */
   const written = new Map<string, { generation: number; status: unknown }>();
+  /** The last NACK attributed to each CR, kept after the sidecar moves on (status shows it until the CR goes away). */
+  const rejections = new Map<string, { nodeId: string; version: string; message: string; time: string }>();
   let plan: Plan | undefined;
   let objects = new Map<string, RateLimitConfigObject>();
   let reconcileQueued = false;
@@ -110,6 +112,7 @@ export function createRateLimitConfigController(
     }
     objects = next;
     for (const key of [...quarantine.keys()]) if (!objects.has(key)) quarantine.delete(key);
+    for (const key of [...rejections.keys()]) if (!objects.has(key)) rejections.delete(key);
     plan = planSnapshot({
       objects: [...objects.values()],
       globalNamespaces: settings.globalNamespaces,
@@ -170,6 +173,7 @@ export function createRateLimitConfigController(
           verdict,
           sidecars: sidecarsFor(obj, key),
           snapshotVersion: firstVersion.get(key)?.version,
+          ...(rejections.has(key) ? { recordedRejection: rejections.get(key) } : {}),
           nowIso,
         });
         const pendingWrite = written.get(key);
@@ -223,9 +227,16 @@ export function createRateLimitConfigController(
         scheduleStatus();
       }
     },
-    handleNack(_sidecar, rejection) {
+    handleNack(sidecar, rejection) {
       const name = rejection.resourceName;
       if (name === undefined) return;
+      rejections.set(name, {
+        nodeId: sidecar.nodeId,
+        version: rejection.version,
+        message: rejection.message,
+        time: new Date(rejection.timeMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      });
+      scheduleStatus();
       const contentHash = cache.contentOf(rejection.version)?.get(name);
       const current = plan?.verdicts.get(name)?.resource?.contentHash;
       if (contentHash === undefined || contentHash !== current) return;

@@ -27,6 +27,8 @@ export interface StatusInput {
   /** Snapshot version that first carried the current content; undefined when not served. */
   readonly snapshotVersion: string | undefined;
   readonly nowIso: string;
+  /** The last NACK the controller attributed to this CR (it may be gone from the sidecars by now); undefined for none. */
+  readonly recordedRejection?: Rejection;
   /** At most this many entries in status.xds.nodes. */
   readonly maxNodes?: number;
 }
@@ -56,14 +58,14 @@ export function buildStatus(input: StatusInput): RateLimitConfigStatus {
   let synced = 0;
   let pending = 0;
   let rejected = 0;
-  let lastRejection: Rejection | undefined = obj.status.xds?.lastRejection;
-  let newestRejectionMs = -1;
+  let lastRejection: Rejection | undefined = input.recordedRejection ?? obj.status.xds?.lastRejection;
+  let newestRejectionMs = lastRejection === undefined ? -1 : Date.parse(lastRejection.time);
   for (const s of input.sidecars.filter((x) => x.inScope)) {
     let state: NodeSyncState['state'];
     if (s.rejection !== undefined) {
       state = 'Rejected';
       rejected += 1;
-      if (s.rejection.timeMs > newestRejectionMs) {
+      if (s.rejection.timeMs >= newestRejectionMs) {
         newestRejectionMs = s.rejection.timeMs;
         lastRejection = {
           nodeId: s.nodeId,
