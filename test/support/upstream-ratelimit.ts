@@ -1,6 +1,5 @@
 // The upstream Go rate limit service (envoyproxy/ratelimit) as a child process for differential tests and benchmarks.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './ports.js';
 import { startProcess, type RunningProcess } from './process.js';
@@ -65,19 +64,25 @@ export class MissingToolError extends Error {
   }
 }
 
+/** The bin dir test/tools/env.sh exports, with the same default when the file was not sourced. */
+export function toolsBinDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CHORUS_TOOLS_BIN !== undefined && env.CHORUS_TOOLS_BIN !== '') return env.CHORUS_TOOLS_BIN;
+  const toolsDir =
+    env.CHORUS_TOOLS_DIR !== undefined && env.CHORUS_TOOLS_DIR !== ''
+      ? env.CHORUS_TOOLS_DIR
+      : path.join(env.XDG_CACHE_HOME ?? path.join(env.HOME ?? '/root', '.cache'), 'chorus-tools');
+  return path.join(toolsDir, 'bin');
+}
+
 /** Path of a binary built by test/tools/build-tools.sh, or a MissingToolError that says how to build it. */
 export function requireTool(name: string): string {
-  const bin = process.env.CHORUS_TOOLS_BIN;
-  if (bin === undefined || bin === '') {
-    throw new MissingToolError(
-      `CHORUS_TOOLS_BIN is not set: run \`make tools\` and \`source test/tools/env.sh\` before the tests (needed: ${name})`,
-    );
-  }
-  const candidate = path.join(bin, name);
+  const candidate = path.join(toolsBinDir(), name);
   try {
     accessSync(candidate, constants.X_OK);
   } catch {
-    throw new MissingToolError(`${candidate} is missing: run \`make tools\` (test/tools/build-tools.sh ${name})`);
+    throw new MissingToolError(
+      `${candidate} is missing: run \`make tools\` (bash test/tools/build-tools.sh) and \`source test/tools/env.sh\``,
+    );
   }
   return candidate;
 }

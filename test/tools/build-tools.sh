@@ -165,7 +165,8 @@ build_helm() {
 }
 
 build_kubeconform() {
-  GOBIN="$1" go install -trimpath -ldflags "-s -w" "github.com/yannh/kubeconform/cmd/kubeconform@v$KUBECONFORM_VERSION"
+  GOBIN="$1" go install -trimpath -ldflags "-s -w -X main.version=v$KUBECONFORM_VERSION" \
+    "github.com/yannh/kubeconform/cmd/kubeconform@v$KUBECONFORM_VERSION"
 }
 
 build_grpcurl() {
