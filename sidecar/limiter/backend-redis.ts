@@ -5,7 +5,8 @@ import type { Logger } from '../logger.js';
 import type { StatsStore } from '../stats/stats-store.js';
 import type { CounterBackend, CounterOp } from './backend.js';
 import { exponentialBackoff, type BackoffOptions } from './backoff.js';
-import { createRedisPool, type RedisClientOptions, type RedisPool } from './redis-pool.js';
+import { createClusterPool } from './redis-cluster-pool.js';
+import { createRedisPool, type RedisClientOptions, type RedisPool, type RedisPoolDeps } from './redis-pool.js';
 
 export type { RedisClientOptions } from './redis-pool.js';
 
@@ -58,7 +59,7 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
   };
 
   logger.warn(`connecting to redis on ${options.main.url} with pool size ${options.main.poolSize}`);
-  const main = createRedisPool(options.main, {
+  const main = createPool(options.main, {
     stats,
     statsPrefix: 'ratelimit.redis_pool',
     logger,
@@ -72,7 +73,7 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
     logger.warn(
       `connecting to per second redis on ${options.perSecond.url} with pool size ${options.perSecond.poolSize}`,
     );
-    perSecond = createRedisPool(options.perSecond, {
+    perSecond = createPool(options.perSecond, {
       stats,
       statsPrefix: 'ratelimit.redis_per_second_pool',
       logger,
@@ -142,31 +143,76 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
     }
   };
 
+  const append = (pipeline: Pipeline, op: CounterOp, increment: boolean): void => {
+    if (increment) {
+      pipeline.incrby(op.key, op.hits);
+      pipeline.expire(op.key, op.ttlSeconds);
+    } else {
+      pipeline.get(op.key);
+    }
+  };
+
+  /**
+   * Cluster mode (upstream groups commands by key): one small pipeline per key, `pool.parallelism` at a time
+   * (1 = serially, as upstream's default). Writes each key's INCRBY/GET reply into out.
+   */
+  const runPerKey = async (
+    pool: RedisPool,
+    ops: readonly CounterOp[],
+    indices: readonly number[],
+    increment: boolean,
+    out: number[],
+  ): Promise<void> => {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < indices.length) {
+        const index = indices[next++]!;
+        const pipeline = pool.next().pipeline();
+        append(pipeline, ops[index]!, increment);
+        out[index] = toCount((await run(pipeline))[0]);
+      }
+    };
+    const workers: Promise<void>[] = [];
+    for (let w = 0; w < Math.min(pool.parallelism, indices.length); w++) workers.push(worker());
+    await Promise.all(workers);
+  };
+
   /**
    * One pipeline per Redis (main, and per-second for SECOND keys when configured), run concurrently; returns the
    * INCRBY (or GET) reply of each op in op order.
    */
   const execute = async (ops: readonly CounterOp[], increment: boolean): Promise<number[]> => {
     if (closed) throw new BackendError('redis backend is closed');
+    const out = new Array<number>(ops.length);
+    if (main.perKeyPipelines || perSecond?.perKeyPipelines === true) {
+      const mainIndices: number[] = [];
+      const secondIndices: number[] = [];
+      for (let i = 0; i < ops.length; i++) {
+        (perSecond !== undefined && ops[i]!.perSecond ? secondIndices : mainIndices).push(i);
+      }
+      const runOn = (pool: RedisPool, indices: number[]): Promise<void> =>
+        pool.perKeyPipelines
+          ? runPerKey(pool, ops, indices, increment, out)
+          : runShared(pool, ops, indices, increment, out);
+      await Promise.all([
+        mainIndices.length > 0 ? runOn(main, mainIndices) : undefined,
+        secondIndices.length > 0 ? runOn(perSecond!, secondIndices) : undefined,
+      ]);
+      return out;
+    }
     let mainPipeline: Pipeline | undefined;
     let secondPipeline: Pipeline | undefined;
     for (const op of ops) {
       let pipeline: Pipeline;
       if (perSecond !== undefined && op.perSecond) pipeline = secondPipeline ??= perSecond.next().pipeline();
       else pipeline = mainPipeline ??= main.next().pipeline();
-      if (increment) {
-        pipeline.incrby(op.key, op.hits);
-        pipeline.expire(op.key, op.ttlSeconds);
-      } else {
-        pipeline.get(op.key);
-      }
+      append(pipeline, op, increment);
     }
     const [mainReplies, secondReplies] = await Promise.all([
       mainPipeline === undefined ? undefined : run(mainPipeline),
       secondPipeline === undefined ? undefined : run(secondPipeline),
     ]);
     const stride = increment ? 2 : 1;
-    const out = new Array<number>(ops.length);
     let m = 0;
     let s = 0;
     for (let i = 0; i < ops.length; i++) {
@@ -175,6 +221,21 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
       out[i] = toCount(reply);
     }
     return out;
+  };
+
+  /** One pipeline on a non-cluster pool for the ops at `indices` (used when the other pool is a cluster). */
+  const runShared = async (
+    pool: RedisPool,
+    ops: readonly CounterOp[],
+    indices: readonly number[],
+    increment: boolean,
+    out: number[],
+  ): Promise<void> => {
+    const pipeline = pool.next().pipeline();
+    for (const index of indices) append(pipeline, ops[index]!, increment);
+    const replies = await run(pipeline);
+    const stride = increment ? 2 : 1;
+    for (let k = 0; k < indices.length; k++) out[indices[k]!] = toCount(replies[k * stride]);
   };
 
   return {
@@ -187,6 +248,10 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
     },
     activeConnections: () => ({ main: main.activeCount(), perSecond: perSecond?.activeCount() ?? 0 }),
   };
+}
+
+function createPool(options: RedisClientOptions, deps: RedisPoolDeps): RedisPool {
+  return options.type === 'cluster' ? createClusterPool(options, deps) : createRedisPool(options, deps);
 }
 
 /** An INCRBY reply (number) or a GET reply (string or null) as a count. */

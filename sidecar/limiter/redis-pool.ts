@@ -1,5 +1,5 @@
 // N ioredis connections to one Redis, used round-robin, with fail-fast options, pool stats and liveness.
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import { BackendError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Counter, Gauge, StatsStore } from '../stats/stats-store.js';
@@ -29,11 +29,23 @@ export interface RedisClientOptions {
   readonly tls?: RedisTlsOptions;
   /** REDIS_SENTINEL_AUTH: `password` or `user:password` for the sentinel nodes (REDIS_AUTH is for the master). */
   readonly sentinelAuth?: string;
+  /**
+   * REDIS_CLUSTER_PIPELINE_PARALLELISM (cluster mode): per-key command groups run serially (1, the default), up to
+   * the pool size at once (0), or at most N at once (capped at the pool size). Negative values are rejected.
+   */
+  readonly clusterPipelineParallelism?: number;
 }
 
 export interface RedisPool {
+  /**
+   * True in cluster mode: a pipeline may only carry one key's commands (keys of a request live in different
+   * slots), so a request becomes one small pipeline per key, run `parallelism` at a time.
+   */
+  readonly perKeyPipelines: boolean;
+  /** Per-key pipelines in flight at once (cluster mode); 1 otherwise. */
+  readonly parallelism: number;
   /** A ready connection, round-robin; when none is ready, the next one (its commands then fail fast). */
-  next(): Redis;
+  next(): Redis | Cluster;
   /** Connects every connection and checks PING = PONG. @throws BackendError on the first failure. */
   connect(): Promise<void>;
   /** After the startup connect: reconnect dropped connections in the background from now on. */
@@ -89,12 +101,10 @@ export function parseSentinelUrl(url: string): { name: string; sentinels: { host
 }
 
 /** Reconnect delay after a dropped connection: quick first, capped at 2 s (radix redials per command). */
-const reconnectDelayMs = (attempt: number): number => Math.min(50 * 2 ** Math.min(attempt, 6), 2000);
+export const reconnectDelayMs = (attempt: number): number => Math.min(50 * 2 ** Math.min(attempt, 6), 2000);
 
 export function createRedisPool(options: RedisClientOptions, deps: RedisPoolDeps): RedisPool {
-  if (options.type === 'cluster') {
-    throw new BackendError(`redis type 'cluster' is not implemented yet (only 'single' and 'sentinel')`);
-  }
+  if (options.type === 'cluster') throw new BackendError('cluster mode uses createClusterPool');
   if (!(options.poolSize >= 1)) throw new BackendError(`redis pool size must be ≥ 1, got ${options.poolSize}`);
   const cxActive: Gauge = deps.stats.gauge(`${deps.statsPrefix}.cx_active`);
   const cxTotal: Counter = deps.stats.counter(`${deps.statsPrefix}.cx_total`);
@@ -171,6 +181,8 @@ export function createRedisPool(options: RedisClientOptions, deps: RedisPoolDeps
   let clients: Redis[] = Array.from({ length: options.poolSize }, makeClient);
 
   return {
+    perKeyPipelines: false,
+    parallelism: 1,
     next() {
       for (let i = 0; i < clients.length; i++) {
         const client = clients[cursor]!;

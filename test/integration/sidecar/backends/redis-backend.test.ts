@@ -202,10 +202,7 @@ describe('redis backend', function () {
       }
     });
 
-    it('rejects cluster (not implemented yet), a bad sentinel URL and a bad address clearly', async () => {
-      const cluster = await rejection(connectRedisBackend(options(tcp('a:1,b:2', { type: 'cluster' }))));
-      expect(cluster).to.be.instanceOf(BackendError);
-      expect(cluster.message).to.contain("redis type 'cluster' is not implemented yet");
+    it('rejects a bad sentinel URL, a bad address and a bad pool size clearly', async () => {
       const sentinel = await rejection(connectRedisBackend(options(tcp('mymaster', { type: 'sentinel' }))));
       expect(sentinel.message).to.contain('Expected master name and a list of urls for the sentinels');
       const bad = await rejection(connectRedisBackend(options(tcp('localhost'))));
