@@ -1,3 +1,4 @@
+// The Redis backend against real redis-servers: contract, keys/TTLs, per-second split, unix socket, auth, failures.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { ManualClock } from '../../../../sidecar/clock.js';

@@ -1,3 +1,4 @@
+// The Redis backend in cluster mode against a real three-master Redis Cluster.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { BackendError } from '../../../../sidecar/errors.js';

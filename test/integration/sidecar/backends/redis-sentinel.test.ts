@@ -1,3 +1,4 @@
+// The Redis backend in sentinel mode against a real redis-sentinel with password-protected sentinel and master.
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+// The Redis backend over TLS against a TLS-only redis-server: extra CA, mTLS, hostname verification.
 import { expect } from 'chai';
 import { BackendError } from '../../../../sidecar/errors.js';
 import { connectRedisBackend, type RedisClientOptions } from '../../../../sidecar/limiter/backend-redis.js';

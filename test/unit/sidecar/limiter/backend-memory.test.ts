@@ -1,3 +1,4 @@
+// Memory-backend specifics beyond the contract: expiry buckets, the key bound and its eviction policy, close.
 import { expect } from 'chai';
 import { ManualClock } from '../../../../sidecar/clock.js';
 import { BackendError } from '../../../../sidecar/errors.js';

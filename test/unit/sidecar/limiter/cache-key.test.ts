@@ -1,3 +1,4 @@
+// Cache keys (§2.1): window starts per unit, prefix, share_threshold patterns, empty values.
 import { expect } from 'chai';
 import { buildCacheKey, secondsUntilReset, windowStartSeconds } from '../../../../sidecar/limiter/cache-key.js';
 import { descriptor, makeLimit } from '../../../support/rate-limit-fakes.js';

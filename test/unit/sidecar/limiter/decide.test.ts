@@ -1,3 +1,4 @@
+// decide() against the worked cases of §2.3 (over/near/within, local cache, shadow, uint64 wrap).
 import { expect } from 'chai';
 import { RateLimitResponse_Code } from '../../../../proto/gen/envoy/service/ratelimit/v3/rls.js';
 import { beforeCount, decide, noLimitStatus, type DecideInput } from '../../../../sidecar/limiter/decide.js';

@@ -1,3 +1,4 @@
+// The shared fixed-window limiter over the memory backend: batches, hits, local cache, §2.9 STOP_CACHE_KEY_INCREMENT.
 import { expect } from 'chai';
 import { RateLimitResponse_Code } from '../../../../proto/gen/envoy/service/ratelimit/v3/rls.js';
 import { ManualClock } from '../../../../sidecar/clock.js';

@@ -1,3 +1,4 @@
+// The local over-limit cache: TTL, byte accounting, eviction order and freecache-style gauges.
 import { expect } from 'chai';
 import { ManualClock } from '../../../../sidecar/clock.js';
 import {

@@ -1,3 +1,4 @@
+// The float32 near-limit threshold and its clamp.
 import { expect } from 'chai';
 import { nearLimitThreshold } from '../../../../sidecar/limiter/near-limit.js';
 

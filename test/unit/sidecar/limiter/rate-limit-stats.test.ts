@@ -1,3 +1,4 @@
+// Per-limit stats names, sanitisation and the bounded stats cache.
 import { expect } from 'chai';
 import { sanitizeStatsKey } from '../../../../sidecar/config/stats-key.js';
 import { createRateLimitStatsCache } from '../../../../sidecar/stats/rate-limit-stats.js';

@@ -1,3 +1,4 @@
+// Pure parsing of Redis settings (auth, host:port) and the startup backoff schedule.
 import { expect } from 'chai';
 import { BackendError } from '../../../../sidecar/errors.js';
 import { exponentialBackoff } from '../../../../sidecar/limiter/backoff.js';

@@ -1,3 +1,4 @@
+// ShouldRateLimit (§2.4–§2.7): validation, replaces, unlimited, quota, headers, global shadow, dynamic metadata.
 import { expect } from 'chai';
 import type { RateLimitUnit } from '../../../../proto/gen/envoy/type/v3/ratelimit_unit.js';
 import {
