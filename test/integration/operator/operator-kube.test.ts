@@ -16,7 +16,11 @@ import { systemClock } from '../../../sidecar/clock.js';
 import { loadRateLimitConfig, xdsConfigToSource } from '../../../sidecar/config/index.js';
 import { silentLogger } from '../../../sidecar/logger.js';
 import { createXdsConfigSource, type XdsConfigSource } from '../../../sidecar/xds/index.js';
-import { startKubeApiServer, type KubeApiServer } from '../../support/kube-apiserver.js';
+import { requireTool, startKubeApiServer, type KubeApiServer } from '../../support/kube-apiserver.js';
+import { startProcess } from '../../support/process.js';
+import { startRedisServer } from '../../support/redis-server.js';
+import { credentials } from '@grpc/grpc-js';
+import { RateLimitResponse_Code, RateLimitServiceClient } from '../../../proto/gen/envoy/service/ratelimit/v3/rls.js';
 import { freePort } from '../../support/ports.js';
 
 const RLC = '/apis/chorus.dev/v1alpha1';
@@ -136,7 +140,7 @@ describe('chorus-operator on a real kube-apiserver', function () {
   let adsPort: number;
   const sidecars: Sidecar[] = [];
 
-  async function start(): Promise<RunningOperator> {
+  async function start(overrides: Record<string, string> = {}): Promise<RunningOperator> {
     const settings = loadOperatorSettings(
       {
         KUBECONFIG: api.kubeconfigPath,
@@ -146,6 +150,7 @@ describe('chorus-operator on a real kube-apiserver', function () {
         LEADER_ELECTION: 'false',
         STATUS_DEBOUNCE_MS: '100',
         WATCH_NAMESPACES: 'team-a,team-b',
+        ...overrides,
       },
       'operator-test',
     );
@@ -430,6 +435,120 @@ describe('chorus-operator on a real kube-apiserver', function () {
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).to.match(/chorus_operator_xds_connected_sidecars 2/);
       expect(metrics).to.contain('chorus_operator_xds_acks_total');
+    });
+  });
+
+  describe('leader election (D4)', () => {
+    it('serves ADS only on the leader and hands over, with its sidecars, when the leader stops', async () => {
+      await operator?.stop();
+      operator = undefined;
+      const lease = {
+        LEADER_ELECTION: 'true',
+        LEASE_NAMESPACE: 'default',
+        LEASE_NAME: 'chorus-test',
+        LEASE_DURATION_SECONDS: '2',
+      };
+      const a = await start({ ...lease, POD_NAME: 'op-a' });
+      await eventually(
+        async () => a.isLeader(),
+        (l) => l,
+        'op-a leads',
+      );
+      const b = await start({ ...lease, POD_NAME: 'op-b' });
+      try {
+        await eventually(
+          async () => a.adsPort(),
+          (p) => p === adsPort,
+          'op-a serves ADS',
+        );
+        expect(b.isLeader()).to.equal(false);
+        expect(b.adsPort(), 'a follower does not serve ADS').to.equal(0);
+        const held = await kube.request('GET', '/apis/coordination.k8s.io/v1/namespaces/default/leases/chorus-test');
+        expect((held.spec as { holderIdentity: string }).holderIdentity).to.equal('op-a');
+        await a.stop();
+        await eventually(
+          async () => b.isLeader() && b.adsPort() === adsPort,
+          (ok) => ok,
+          'op-b takes over',
+          30_000,
+        );
+        // The sidecars follow to the new leader on the same Service port.
+        await eventually(
+          async () => b.ads.sidecars().filter((x) => x.ackedVersion !== undefined).length,
+          (n) => n === 2,
+          'sidecars ACK op-b',
+          30_000,
+        );
+        const after = await kube.request('GET', '/apis/coordination.k8s.io/v1/namespaces/default/leases/chorus-test');
+        expect((after.spec as { holderIdentity: string }).holderIdentity).to.equal('op-b');
+      } finally {
+        operator = b;
+      }
+    });
+  });
+
+  describe('upstream Go ratelimit as a sidecar (interop)', () => {
+    it('loads the CRs of its namespace from the operator, enforces them, and counts in status', async function () {
+      this.timeout(90_000);
+      const binary = requireTool('ratelimit');
+      const redis = await startRedisServer();
+      const [httpPort, grpcPort, debugPort] = [await freePort(), await freePort(), await freePort()];
+      const upstream = startProcess(binary, [], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOST: '127.0.0.1',
+          GRPC_HOST: '127.0.0.1',
+          DEBUG_HOST: '127.0.0.1',
+          PORT: String(httpPort),
+          GRPC_PORT: String(grpcPort),
+          DEBUG_PORT: String(debugPort),
+          USE_STATSD: 'false',
+          REDIS_SOCKET_TYPE: 'tcp',
+          REDIS_URL: redis.url,
+          CONFIG_TYPE: 'GRPC_XDS_SOTW',
+          CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${adsPort}`,
+          CONFIG_GRPC_XDS_NODE_ID: 'team-a/upstream-0',
+          CONFIG_GRPC_XDS_NODE_METADATA: 'namespace=team-a',
+          XDS_CLIENT_BACKOFF_INITIAL_INTERVAL: '200ms',
+        },
+      });
+      const rls = new RateLimitServiceClient(`127.0.0.1:${grpcPort}`, credentials.createInsecure());
+      try {
+        await create('team-a', 'strict', {
+          domain: 'strict',
+          descriptors: [{ key: 'user', rateLimit: { unit: 'minute', requestsPerUnit: 1 } }],
+        });
+        const s = await eventually(
+          () => status('team-a', 'strict'),
+          (st) => st?.xds?.sidecars?.synced === 3,
+          'three sidecars synced',
+          60_000,
+        );
+        expect(cond(s, 'Synced')).to.equal('True/Synced');
+        const call = () =>
+          new Promise<number>((resolve, reject) =>
+            rls.shouldRateLimit(
+              {
+                domain: 'strict',
+                descriptors: [{ entries: [{ key: 'user', value: 'u1' }], limit: undefined, hitsAddend: undefined }],
+                hitsAddend: 1,
+              },
+              (err, res) => (err ? reject(err) : resolve(res.overallCode)),
+            ),
+          );
+        expect([await call(), await call()]).to.deep.equal([
+          RateLimitResponse_Code.OK,
+          RateLimitResponse_Code.OVER_LIMIT,
+        ]);
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\nupstream output:\n${upstream.output().slice(-3000)}`, {
+          cause: err,
+        });
+      } finally {
+        rls.close();
+        await upstream.stop();
+        await redis.stop();
+      }
     });
   });
 });
