@@ -9,11 +9,11 @@ function percent(value: unknown): number | undefined {
 // espeak language names for locales whose profile lacks a voice (e.g. a personal voice stored by an old version).
 const FALLBACK_ESPEAK: Readonly<Record<string, string>> = {
   'en-us': 'en-us',
-  'en-gb': 'en-gb',
+  'en-gb': 'en',
   'de-de': 'de',
   'es-es': 'es',
   'es-mx': 'es-419',
-  'fr-fr': 'fr-fr',
+  'fr-fr': 'fr',
   'it-it': 'it',
   'pt-br': 'pt-br',
 };
