@@ -253,7 +253,8 @@ describe('file config source (runtime directory loader)', function () {
     for (const source of running.splice(0)) await source.stop();
     const before = rec.events.length;
     await writeFile(join(app, 'a.yaml'), limitYaml('a', 5));
-    // A later event, if one were delivered, would be recorded; the next test's setup gives the loop time to run.
+    // Ten debounce periods: long enough for a reload that was (wrongly) still scheduled to have reported.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(rec.events.length).to.equal(before);
   });
 });
