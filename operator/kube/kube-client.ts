@@ -84,11 +84,16 @@ export function createKubeClient(conn: KubeConnection): KubeClient {
       },
       ...(conn.basicAuth !== undefined ? { auth: conn.basicAuth } : {}),
       ...(agent !== undefined ? { agent } : {}),
-      ...(signal !== undefined ? { signal } : {}),
     };
     return new Promise((resolve, reject) => {
-      const req = transport.request(options, resolve);
+      const req = transport.request(options, (res) => {
+        // Aborting a watch destroys the response too; the reader sees it through iteration, not as an event.
+        res.on('error', () => undefined);
+        resolve(res);
+      });
       req.on('error', reject);
+      // Not the `signal` request option: its AbortError escaped as an uncaught event on Node 20 in tests.
+      signal?.addEventListener('abort', () => req.destroy(), { once: true });
       if (body !== undefined) req.write(body);
       req.end();
     });

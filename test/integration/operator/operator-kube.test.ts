@@ -551,4 +551,41 @@ describe('chorus-operator on a real kube-apiserver', function () {
       }
     });
   });
+
+  describe('the chorus-operator process', () => {
+    it('starts from the environment, becomes ready, and exits 0 on SIGTERM', async function () {
+      this.timeout(90_000);
+      const httpPort = await freePort();
+      const proc = startProcess(process.execPath, ['--import', 'tsx', path.resolve('operator/main.ts')], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/root',
+          KUBECONFIG: api.kubeconfigPath,
+          ADS_PORT: String(await freePort()),
+          HTTP_PORT: String(httpPort),
+          HOST: '127.0.0.1',
+          LEADER_ELECTION: 'false',
+          LOG_FORMAT: 'json',
+        },
+      });
+      try {
+        await eventually(
+          () =>
+            fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          (code) => code === 200,
+          'readyz',
+          60_000,
+        );
+        proc.child.kill('SIGTERM');
+        const code = await new Promise<number | null>((resolve) => proc.child.once('exit', (c) => resolve(c)));
+        expect(code, proc.output()).to.equal(0);
+        expect(proc.output()).to.contain('stopping on signal');
+      } finally {
+        await proc.stop();
+      }
+    });
+  });
 });
