@@ -1,6 +1,6 @@
 // The operator against a real kube-apiserver: CRD admission (schema + CEL), watch → ADS → sidecar, status, conflicts, NACKs, restart.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { createKubeClient, KubeApiError, type KubeClient } from '../../../operator/kube/kube-client.js';
@@ -8,6 +8,8 @@ import { kubeconfigConnection } from '../../../operator/kube/kube-config.js';
 import { loadOperatorSettings } from '../../../operator/operator-settings.js';
 import { startOperator, type RunningOperator } from '../../../operator/operator.js';
 import { sidecarLoadCheck } from '../../../operator/ratelimit/sidecar-load-check.js';
+import { parseRateLimitConfigObject } from '../../../operator/ratelimit/ratelimitconfig-parse.js';
+import { planSnapshot } from '../../../operator/ratelimit/snapshot-planner.js';
 import {
   RateLimitUnit,
   type RateLimitConfig as RateLimitConfigProto,
@@ -277,6 +279,36 @@ describe('chorus-operator on a real kube-apiserver', function () {
         )
         .catch((err: KubeApiError) => err);
       expect(created).to.be.instanceOf(KubeApiError);
+    });
+  });
+
+  describe('examples/ratelimitconfigs', () => {
+    it('are admitted by the API server and pass the operator and sidecar checks', async () => {
+      const dir = path.resolve('examples/ratelimitconfigs');
+      const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+      expect(files.length).to.be.greaterThan(2);
+      for (const file of files) {
+        const doc = parse(readFileSync(path.join(dir, file), 'utf8')) as { metadata: { namespace: string } };
+        const admitted = await kube.request(
+          'POST',
+          `${RLC}/namespaces/${doc.metadata.namespace}/ratelimitconfigs?dryRun=All&fieldValidation=Strict`,
+          doc,
+        );
+        const obj = parseRateLimitConfigObject({
+          ...admitted,
+          metadata: { ...(admitted.metadata as object), creationTimestamp: 't' },
+        });
+        const plan = planSnapshot({
+          objects: [obj],
+          globalNamespaces: [],
+          quarantine: new Map(),
+          sidecars: [],
+          maxResourceBytes: 1 << 20,
+          loadCheck: sidecarLoadCheck,
+        });
+        const verdict = [...plan.verdicts.values()][0];
+        expect(verdict?.accepted, `${file}: ${verdict?.acceptedMessage}`).to.equal(true);
+      }
     });
   });
 
