@@ -105,8 +105,7 @@ export function runConfigCheck(
     if (configDir === '') throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
     names = readdirSync(configDir).sort();
   } catch (e) {
-    const op = (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'readdirent' : 'open';
-    out(`error opening directory ${configDir}: ${goPathError(op, configDir, e)}\n`);
+    out(`error opening directory ${configDir}: ${goPathError('open', configDir, e)}\n`);
     return 1;
   }
   const parsed: ParsedConfigSource[] = [];
