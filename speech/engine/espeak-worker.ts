@@ -20,6 +20,10 @@ async function main(): Promise<void> {
   const init = workerData as WorkerInit;
   const abortFlag = new Int32Array(init.abortFlag);
   let loaded;
+  // espeak seeds its noise generator (breath in the +f/+m variants) from the clock when it initialises; a fixed
+  // clock during start-up gives every worker and every process the same seed. This thread runs nothing else yet.
+  const realNow = Date.now;
+  Date.now = () => 0;
   try {
     const module = await createEspeakModule();
     const instance = new module.eSpeakNGWorker();
@@ -29,6 +33,8 @@ async function main(): Promise<void> {
   } catch (err) {
     post({ type: 'fatal', message: `cannot load espeak-ng WebAssembly: ${String(err)}` });
     return;
+  } finally {
+    Date.now = realNow;
   }
   const { module, instance: engine } = loaded;
   // espeak keeps state across utterances (noise generator, filters), so the same text would not give the same
