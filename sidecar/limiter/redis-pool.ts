@@ -123,6 +123,10 @@ export function createRedisPool(options: RedisClientOptions, deps: RedisPoolDeps
       sentinelPassword: sentinelAuth.password,
       sentinelRetryStrategy: retryStrategy,
       sentinelCommandTimeout: options.timeoutMs,
+      // After a failover, follow +switch-master at once, and drop a connection that still points at the demoted
+      // master (its writes fail with READONLY) so that the reconnect asks the sentinels again.
+      failoverDetector: true,
+      reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
     };
   } else {
     address = options.socketType === 'unix' ? { path: options.url } : parseHostPort(options.url);

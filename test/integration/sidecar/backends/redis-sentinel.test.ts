@@ -13,17 +13,28 @@ import { requireBinary, startProcess, type RunningProcess } from '../../../suppo
 import { startRedisServer, type RedisServer } from '../../../support/redis-server.js';
 
 const op = { key: 'sentinel:key', hits: 3, ttlSeconds: 60, perSecond: false };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('redis backend in sentinel mode', function () {
   this.timeout(20000);
   let master: RedisServer;
+  let replica: RedisServer;
   let sentinel: RunningProcess;
   let sentinelPort: number;
   let dir: string;
 
   before(async () => {
     const binary = requireBinary('redis-sentinel', 'apt-get install -y redis-sentinel');
-    master = await startRedisServer(['--requirepass', 'master-secret']);
+    master = await startRedisServer(['--requirepass', 'master-secret', '--masterauth', 'master-secret']);
+    replica = await startRedisServer([
+      '--requirepass',
+      'master-secret',
+      '--masterauth',
+      'master-secret',
+      '--replicaof',
+      '127.0.0.1',
+      String(master.port),
+    ]);
     dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-sentinel-'));
     sentinelPort = await freePort();
     const conf = path.join(dir, 'sentinel.conf');
@@ -49,6 +60,7 @@ describe('redis backend in sentinel mode', function () {
   });
   after(async () => {
     await sentinel?.stop();
+    await replica?.stop();
     await master?.stop();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
@@ -84,6 +96,49 @@ describe('redis backend in sentinel mode', function () {
         raw.disconnect();
       }
     } finally {
+      await backend.close();
+    }
+  });
+
+  it('follows a failover: requests may fail briefly, then land on the promoted replica', async () => {
+    const backend = await connect({ timeoutMs: 1000 });
+    const sentinelClient = new Redis({
+      host: '127.0.0.1',
+      port: sentinelPort,
+      password: 'sentinel-secret',
+      lazyConnect: true,
+    });
+    const promoted = new Redis({ host: '127.0.0.1', port: replica.port, password: 'master-secret', lazyConnect: true });
+    try {
+      await sentinelClient.connect();
+      await promoted.connect();
+      expect(await backend.increment([{ ...op, key: 'failover:before' }])).to.deep.equal([3]);
+      // The sentinel learns about the replica from the master's INFO; until then it has no replica to promote.
+      for (;;) {
+        const answer = await sentinelClient.call('SENTINEL', 'FAILOVER', 'mymaster').catch((err: Error) => err);
+        if (!(answer instanceof Error)) break;
+        if (!/NOGOODSLAVE|INPROG/.test(answer.message)) throw answer;
+        await sleep(200);
+      }
+      for (;;) {
+        const role = (await promoted.call('ROLE')) as unknown[];
+        if (role[0] === 'master') break;
+        await sleep(100);
+      }
+      // Until the sentinel has demoted the old master it still accepts writes (Redis' failover window), so poll
+      // until a write made through the backend lands on the promoted node.
+      for (let attempt = 0; ; attempt++) {
+        const key = `failover:after:${attempt}`;
+        const counts = await backend.increment([{ ...op, key }]).catch((err: unknown) => {
+          expect(err).to.be.instanceOf(BackendError);
+          return undefined;
+        });
+        if (counts !== undefined && (await promoted.get(key)) === '3') break;
+        await sleep(100);
+      }
+    } finally {
+      sentinelClient.disconnect();
+      promoted.disconnect();
       await backend.close();
     }
   });
