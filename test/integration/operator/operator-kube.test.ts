@@ -347,6 +347,11 @@ describe('chorus-operator on a real kube-apiserver', function () {
       expect(columns).to.deep.equal(['Name', 'Domain', 'Accepted', 'Synced', 'Sidecars', 'Rejected', 'Version', 'Age']);
       const row = table.rows[0]?.cells ?? [];
       expect(row.slice(0, 6)).to.deep.equal(['api', 'edge', 'True', 'True', 1, 0]);
+      // spec.domain is a selectable field: kubectl get rlc --field-selector spec.domain=edge
+      const selected = await kube.request('GET', `${RLC}/ratelimitconfigs?fieldSelector=spec.domain%3Dedge`);
+      expect((selected.items as { metadata: { name: string } }[]).map((i) => i.metadata.name)).to.deep.equal(['api']);
+      const none = await kube.request('GET', `${RLC}/ratelimitconfigs?fieldSelector=spec.domain%3Dnope`);
+      expect(none.items).to.deep.equal([]);
     });
 
     it('sends an update as a new config, and a delete removes it', async () => {

@@ -1,5 +1,5 @@
 // The ADS server against real grpc-js clients on loopback: first-request state, ACK/NACK, parking, nonces, scopes.
-import { credentials, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import { Client as GrpcClient, credentials, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { createAdsServer, type AdsServer } from '../../../../operator/xds/ads-server.js';
 import { createSnapshotCache, type SnapshotCache } from '../../../../operator/xds/snapshot-cache.js';
@@ -285,5 +285,42 @@ describe('ADS server', () => {
     expect(names(await c.next())).to.deep.equal(['global/g']);
     c.close();
     rls.close();
+  });
+
+  it('answers FetchRlsConfigs with the scope of the node, and DeltaAggregatedResources with UNIMPLEMENTED', async () => {
+    cache.setResources([resource('a', 'one', 'd1'), resource('b', 'two', 'd2')]);
+    const rls = new RateLimitConfigDiscoveryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    const fetched = await new Promise<DiscoveryResponse>((resolve, reject) =>
+      rls.fetchRlsConfigs(
+        {
+          versionInfo: '',
+          node: {
+            id: 'n',
+            cluster: '',
+            metadata: { namespace: 'b' },
+            locality: undefined,
+            userAgentName: '',
+            clientFeatures: [],
+          },
+          resourceNames: [],
+          typeUrl: '',
+          responseNonce: '',
+          errorDetail: undefined,
+        },
+        (err, res) => (err ? reject(err) : resolve(res)),
+      ),
+    );
+    rls.close();
+    expect(names(fetched)).to.deep.equal(['b/two']);
+    const raw = new GrpcClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    const delta = raw.makeBidiStreamRequest(
+      '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources',
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+    );
+    const code = await new Promise<number>((resolve) => delta.on('error', (e: ServiceError) => resolve(e.code)));
+    delta.write(Buffer.alloc(0));
+    raw.close();
+    expect(code).to.equal(12);
   });
 });
