@@ -30,6 +30,7 @@ function typeOf(schemaValue: unknown): string {
       : values.map((v) => `"${String(v)}"`).join(' \\| ');
   }
   if (schema.const !== undefined) return `"${String(schema.const)}"`;
+  if (schema.format === 'binary') return 'binary';
   if (Array.isArray(schema.oneOf)) return (schema.oneOf as unknown[]).map(typeOf).join(' \\| ');
   if (Array.isArray(schema.allOf))
     return (schema.allOf as unknown[])
@@ -128,10 +129,20 @@ export function replaceGeneratedReference(markdown: string, reference: string): 
   return `${markdown.slice(0, start + BEGIN.length)}\n\n${reference}\n${markdown.slice(end)}`;
 }
 
+/**
+ * The whole reference document with the generated region replaced and the file formatted as the repository's
+ * Prettier config says (the file is checked by `prettier --check`). Prettier is a dev tool, loaded only here.
+ */
+export async function renderReferenceDocument(current: string, filePath: string): Promise<string> {
+  const prettier = await import('prettier');
+  const config = (await prettier.resolveConfig(filePath)) ?? {};
+  const replaced = replaceGeneratedReference(current, renderOpenApiMarkdown(buildOpenApiDocument()));
+  return prettier.format(replaced, { ...config, filepath: filePath });
+}
+
 // Run directly: rewrite the reference in docs/speech-api.md (path overridable as the first argument).
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const file = process.argv[2] ?? 'docs/speech-api.md';
-  const current = readFileSync(file, 'utf8');
-  writeFileSync(file, replaceGeneratedReference(current, renderOpenApiMarkdown(buildOpenApiDocument())));
+  writeFileSync(file, await renderReferenceDocument(readFileSync(file, 'utf8'), file));
   console.log(`updated ${file}`);
 }

@@ -4,7 +4,9 @@ import { SPEECH_OPTION_FIELDS, SPEECH_REQUEST_FIELDS } from '../../../../speech/
 import { buildOpenApiDocument } from '../../../../speech/api/openapi.js';
 import { VOICE_LIST_PARAMS } from '../../../../speech/api/voice-routes.js';
 import { allErrorCodes } from '../../../../speech/api/speech-error.js';
-import { renderOpenApiMarkdown } from '../../../../speech/api/openapi-to-markdown.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { renderOpenApiMarkdown, renderReferenceDocument } from '../../../../speech/api/openapi-to-markdown.js';
 import { createFakeEngine } from './fake-engine.js';
 import { startTestGateway, type TestGateway } from './test-gateway.js';
 
@@ -70,5 +72,11 @@ describe('speech API: OpenAPI document', function () {
     const doc = buildOpenApiDocument() as { paths: Record<string, unknown> };
     for (const p of Object.keys(doc.paths)) expect(md).to.contain(p);
     expect(md).to.contain('## Schemas');
+  });
+
+  it('is current in docs/speech-api.md (run: npx tsx speech/api/openapi-to-markdown.ts)', async () => {
+    const file = path.resolve(import.meta.dirname, '../../../../docs/speech-api.md');
+    const current = readFileSync(file, 'utf8');
+    expect(await renderReferenceDocument(current, file)).to.equal(current);
   });
 });
