@@ -44,7 +44,7 @@ export interface FileSourceHandlers {
 }
 
 export interface FileSourceOptions {
-  /** Quiet period after the last file event before the tree is re-read; default 100 ms. */
+  /** Delay between a file event and the re-read of the tree (events meanwhile join it); default 100 ms. */
   readonly debounceMs?: number;
 }
 
@@ -183,9 +183,9 @@ export function createFileConfigSource(
     }
   }
 
+  /** Not reset by later events, so a steady stream of writes cannot postpone the reload forever. */
   function schedule(): void {
-    if (stopped) return;
-    if (timer !== undefined) clearTimeout(timer);
+    if (stopped || timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
       void run();

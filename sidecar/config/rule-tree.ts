@@ -48,6 +48,14 @@ function metadataValue(file: string, node: YamlNode): unknown {
   }
 }
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export class RuleTreeBuilder {
   /** Domain roots in load order. */
   readonly domains = new Map<string, RuleNode>();
@@ -108,7 +116,8 @@ export class RuleTreeBuilder {
         configKey: d.key,
         configValue: d.value,
         path,
-        limit: limit === undefined ? undefined : { ...limit, metadata },
+        // Shared by every request that matches this rule, so it is frozen.
+        limit: limit === undefined ? undefined : Object.freeze({ ...limit, metadata: deepFreeze(metadata) }),
         detailedMetric: d.detailedMetric,
         valueToMetric: d.valueToMetric,
         shareThreshold: d.shareThreshold,
@@ -147,7 +156,7 @@ export class RuleTreeBuilder {
       unlimited: rl.unlimited,
       shadowMode: d.shadowMode,
       quotaMode: d.quotaMode,
-      replaces: rl.replaces.map((r) => r.name),
+      replaces: Object.freeze(rl.replaces.map((r) => r.name)),
       metadata: undefined,
       shareThresholdKeyPatterns: undefined,
       isOverride: false,
