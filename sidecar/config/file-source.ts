@@ -109,7 +109,7 @@ export function createFileConfigSource(
       .filter((p) => p !== '')
       .join('.') + '.';
 
-  const watchers = new Map<string, FSWatcher>();
+  const watchers = new Map<string, { watcher: FSWatcher; filter: string | undefined; ino: number }>();
   let last: ReadonlyMap<string, FileEntry> | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -192,18 +192,17 @@ export function createFileConfigSource(
     }, debounceMs);
   }
 
-  function watchDirectory(dir: string, filter: string | undefined): void {
-    if (watchers.has(dir)) return;
+  function watchDirectory(dir: string, filter: string | undefined, ino: number): void {
     try {
       const watcher = watch(dir, { persistent: false }, (_event, filename) => {
         if (filter === undefined || filename === null || filename === filter) schedule();
       });
       watcher.on('error', () => {
         watcher.close();
-        watchers.delete(dir);
+        if (watchers.get(dir)?.watcher === watcher) watchers.delete(dir);
         schedule();
       });
-      watchers.set(dir, watcher);
+      watchers.set(dir, { watcher, filter, ino });
     } catch (err) {
       handlers.logger.debug('cannot watch directory', { dir, error: String(err) });
     }
@@ -221,14 +220,26 @@ export function createFileConfigSource(
     } else {
       for (const dir of snapshot.directories) wanted.set(dir, undefined);
     }
-    for (const [dir, watcher] of watchers) {
-      if (!wanted.has(dir)) {
-        watcher.close();
+    // A directory deleted and created again under the same path is a new inode: the old watch sees nothing more.
+    const inodes = new Map<string, number>();
+    for (const dir of wanted.keys()) {
+      try {
+        inodes.set(dir, (await stat(dir)).ino);
+      } catch {
+        // gone again: the next event or pass decides
+      }
+    }
+    for (const [dir, watched] of watchers) {
+      if (!wanted.has(dir) || inodes.get(dir) !== watched.ino || wanted.get(dir) !== watched.filter) {
+        watched.watcher.close();
         watchers.delete(dir);
       }
     }
     if (stopped) return;
-    for (const [dir, filter] of wanted) watchDirectory(dir, filter);
+    for (const [dir, filter] of wanted) {
+      const ino = inodes.get(dir);
+      if (ino !== undefined && !watchers.has(dir)) watchDirectory(dir, filter, ino);
+    }
   }
 
   async function reload(): Promise<void> {
@@ -298,7 +309,7 @@ export function createFileConfigSource(
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
-      for (const watcher of watchers.values()) watcher.close();
+      for (const watched of watchers.values()) watched.watcher.close();
       watchers.clear();
       if (running !== undefined) await running;
     },

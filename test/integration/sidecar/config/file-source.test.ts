@@ -168,6 +168,25 @@ describe('file config source (runtime directory loader)', function () {
       expect(loaded.names).to.deep.equal(['x.yaml']);
     });
 
+    it('keeps watching when the app directory is deleted and created again', async () => {
+      const app = join(tmp, 'config');
+      await mkdir(app, { recursive: true });
+      await writeFile(join(app, 'a.yaml'), limitYaml('a', 1));
+      const rec = await start({});
+      await rec.nextConfig();
+
+      await rm(app, { recursive: true });
+      expect((await rec.nextConfig()).config.domains).to.deep.equal([]);
+      await mkdir(app);
+      await writeFile(join(app, 'b.yaml'), limitYaml('b', 2));
+      let loaded = await rec.nextConfig();
+      while (loaded.names.length === 0) loaded = await rec.nextConfig();
+      expect(loaded.names).to.deep.equal(['b.yaml']);
+
+      await writeFile(join(app, 'b.yaml'), limitYaml('b', 3));
+      expect(rpuOf((await rec.nextConfig()).config, 'b')).to.equal(3);
+    });
+
     it('follows a Kubernetes ConfigMap swap inside the app directory with dotfiles ignored', async () => {
       const app = join(tmp, 'config');
       await mkdir(join(app, '..2026_01'), { recursive: true });
