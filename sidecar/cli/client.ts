@@ -137,6 +137,26 @@ export function formatDescriptors(descriptors: readonly RateLimitDescriptor[]): 
   return out;
 }
 
+/** Go's %q for the printable strings flags hold: JSON quoting, with \\x escapes for control bytes. */
+function goQuote(value: string): string {
+  return JSON.stringify(value).replace(/\\u00([0-9a-f]{2})/g, '\\x$1');
+}
+
+/** Every flag in name order, as upstream prints them with flag.VisitAll: `Flag: --name="value"`. */
+export function formatFlags(flags: ClientFlags): string[] {
+  const values: [string, string][] = [
+    ['descriptors', formatDescriptors(flags.descriptors)],
+    ['dial_string', flags.dialString],
+    ['domain', flags.domain],
+    ['grpc-cert-file', flags.grpcCertFile],
+    ['grpc-key-file', flags.grpcKeyFile],
+    ['grpc-server-ca-file', flags.grpcServerCaFile],
+    ['grpc-use-tls', String(flags.grpcUseTls)],
+    ['oltp-protocol', flags.oltpProtocol],
+  ];
+  return values.map(([name, value]) => `Flag: --${name}=${goQuote(value)}`);
+}
+
 // ---- protobuf text format of a response (Go's compact prototext, single spaces) ----
 
 const CODE_NAMES = ['UNKNOWN', 'OK', 'OVER_LIMIT'];
@@ -245,23 +265,29 @@ function goErrorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Runs the client; returns the exit status. */
-export async function runClient(args: readonly string[], out: (line: string) => void): Promise<number> {
+/**
+ * Runs the client; returns the exit status.
+ * @param out standard output (the flags, the response, request errors, as upstream)
+ * @param err standard error (usage and flag errors, as Go's flag package)
+ */
+export async function runClient(
+  args: readonly string[],
+  out: (line: string) => void,
+  err: (line: string) => void = out,
+): Promise<number> {
   let flags: ClientFlags;
   try {
     flags = parseClientFlags(args);
-  } catch (err) {
-    out((err as Error).message);
-    out(USAGE.trimEnd());
+  } catch (e) {
+    err((e as Error).message);
+    err(USAGE.trimEnd());
     return 2;
   }
   if (flags.help) {
-    out(USAGE.trimEnd());
+    err(USAGE.trimEnd());
     return 0;
   }
-  out(`dial string: ${flags.dialString}`);
-  out(`domain: ${flags.domain}`);
-  out(`descriptors: ${formatDescriptors(flags.descriptors)}`);
+  for (const line of formatFlags(flags)) out(line);
   let client: InstanceType<typeof RateLimitServiceClient>;
   try {
     client = new RateLimitServiceClient(flags.dialString, credentialsFor(flags));
@@ -289,7 +315,11 @@ export async function runClient(args: readonly string[], out: (line: string) => 
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  runClient(process.argv.slice(2), (line) => process.stdout.write(line + '\n')).then(
+  runClient(
+    process.argv.slice(2),
+    (line) => process.stdout.write(line + '\n'),
+    (line) => process.stderr.write(line + '\n'),
+  ).then(
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`${String(err)}\n`);

@@ -23,6 +23,8 @@ export interface RunningDebugServer {
 // Same paths and help texts as upstream's debug listener.
 const ENDPOINTS: Readonly<Record<string, string>> = {
   '/debug/pprof/': 'root of various pprof endpoints. hit for help.',
+  '/debug/pprof/profile': 'CPU profiling endpoint',
+  '/debug/pprof/trace': 'trace endpoint',
   '/rlconfig': 'print out the currently loaded configuration for debugging',
   '/stats': 'print out stats',
 };
@@ -77,7 +79,13 @@ export async function startDebugServer(
       return;
     }
     if (path === '/stats') {
-      text(res, dumpStats(options.stats));
+      // Upstream's page is Go's expvar dump (`cmdline`, `memstats`); ours adds every counter and gauge.
+      const process = `cmdline: ${JSON.stringify(globalThis.process.argv)}\nmemstats: ${JSON.stringify(globalThis.process.memoryUsage())}\n`;
+      text(res, process + dumpStats(options.stats));
+      return;
+    }
+    if (path === '/debug/pprof/trace') {
+      sendPlainError(res, 501, 'Go execution traces do not exist in Node.js: use /debug/pprof/profile?seconds=N');
       return;
     }
     if (path === '/debug/pprof/profile') {

@@ -65,6 +65,10 @@ function integer(v: unknown, where: string, max: number): number {
     if (v.trim() !== v || v === '' || !/^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v)) {
       fail(`invalid value for integer field ${where}: ${JSON.stringify(v)}`);
     }
+    // Plain digits are checked exactly: doubles cannot tell 2^64 - 1 from 2^64.
+    if (/^\d+$/.test(v) && BigInt(v) > BigInt(max === UINT64_MAX ? '18446744073709551615' : max)) {
+      fail(`invalid value for unsigned integer field ${where}: ${v}`);
+    }
     n = Number(v);
   } else fail(`invalid value for integer field ${where}`);
   if (!Number.isInteger(n) || n < 0 || n > max) fail(`invalid value for unsigned integer field ${where}: ${String(v)}`);
@@ -77,6 +81,8 @@ function array(v: unknown, where: string): unknown[] {
 }
 
 const UINT32_MAX = 0xffffffff;
+// 2^64 - 1 rounds to 2^64 as a double; values this large are only compared, never counted exactly.
+const UINT64_MAX = 2 ** 64;
 
 function decodeEntry(v: unknown): RateLimitDescriptor_Entry {
   if (!isObject(v)) fail('invalid value for message Entry');
@@ -122,8 +128,39 @@ function decodeDescriptor(v: unknown): RateLimitDescriptor {
     entries: entries === undefined ? [] : array(entries, 'entries').map(decodeEntry),
     limit: limit === undefined ? undefined : decodeOverride(limit),
     // google.protobuf.UInt64Value is written as its bare value (number or string).
-    hitsAddend: hits === undefined ? undefined : integer(hits, 'hitsAddend', Number.MAX_SAFE_INTEGER),
+    hitsAddend: hits === undefined ? undefined : integer(hits, 'hitsAddend', UINT64_MAX),
   };
+}
+
+/**
+ * The first object member name that appears twice in one object of a valid JSON text, or undefined. JSON.parse keeps
+ * the last duplicate silently; protojson refuses the body, so we must see them.
+ */
+export function findDuplicateKey(text: string): string | undefined {
+  const objects: (Set<string> | undefined)[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const raw = text.slice(i, end + 1);
+      i = end + 1;
+      while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+      const members = objects[objects.length - 1];
+      if (text[i] === ':' && members !== undefined) {
+        const name = JSON.parse(raw) as string;
+        if (members.has(name)) return name;
+        members.add(name);
+      }
+      continue;
+    }
+    if (ch === '{') objects.push(new Set());
+    else if (ch === '[') objects.push(undefined);
+    else if (ch === '}' || ch === ']') objects.pop();
+    i++;
+  }
+  return undefined;
 }
 
 /**
@@ -140,6 +177,8 @@ export function decodeJsonRequest(body: string): RateLimitRequest {
     fail(`malformed JSON: ${(err as Error).message}`);
   }
   if (!isObject(parsed)) fail('the body must be a JSON object');
+  const duplicate = findDuplicateKey(body);
+  if (duplicate !== undefined) fail(`duplicate field "${duplicate}"`);
   const f = fieldsOf(
     parsed,
     { domain: 'domain', descriptors: 'descriptors', hitsAddend: 'hitsAddend', hits_addend: 'hitsAddend' },

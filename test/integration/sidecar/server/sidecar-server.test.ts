@@ -272,6 +272,8 @@ describe('sidecar servers (in process, memory backend)', function () {
     const index = await httpRequest(running.debugPort, '/');
     expect(index.body).to.equal(
       '/debug/pprof/: root of various pprof endpoints. hit for help.\n' +
+        '/debug/pprof/profile: CPU profiling endpoint\n' +
+        '/debug/pprof/trace: trace endpoint\n' +
         '/rlconfig: print out the currently loaded configuration for debugging\n' +
         '/stats: print out stats\n',
     );
@@ -282,6 +284,7 @@ describe('sidecar servers (in process, memory backend)', function () {
     const stats = await httpRequest(running.debugPort, '/stats');
     expect(stats.body).to.contain('ratelimit.service.config_load_success: 1\n');
     expect(stats.body).to.match(/ratelimit_server\.ShouldRateLimit\.total_requests: \d+\n/);
+    expect(stats.body).to.match(/^cmdline: \[.*\]\nmemstats: \{"rss":\d+/);
     const lines = stats.body.trim().split('\n');
     expect(lines).to.deep.equal([...lines].sort());
     expect((await httpRequest(running.debugPort, '/debug/pprof/')).body).to.contain('/debug/pprof/profile');
@@ -318,8 +321,18 @@ describe('sidecar servers (in process, memory backend)', function () {
     ]);
     expect(result.code).to.equal(0);
     expect(result.stdout).to.equal(
-      `dial string: 127.0.0.1:${running.grpcPort}\ndomain: test\ndescriptors: [ <key=free, value=z> ] \n` +
-        'response: overall_code:OK statuses:{code:OK}\n',
+      [
+        'Flag: --descriptors="[ <key=free, value=z> ] "',
+        `Flag: --dial_string="127.0.0.1:${running.grpcPort}"`,
+        'Flag: --domain="test"',
+        'Flag: --grpc-cert-file=""',
+        'Flag: --grpc-key-file=""',
+        'Flag: --grpc-server-ca-file=""',
+        'Flag: --grpc-use-tls="false"',
+        'Flag: --oltp-protocol=""',
+        'response: overall_code:OK statuses:{code:OK}',
+        '',
+      ].join('\n'),
     );
     const failed = await runClient(['-dial_string', `127.0.0.1:${running.grpcPort}`, '-descriptors', 'free=z']);
     expect(failed.code).to.equal(1);
@@ -328,7 +341,8 @@ describe('sidecar servers (in process, memory backend)', function () {
     );
     const bad = await runClient(['-descriptors', 'a=b=c']);
     expect(bad.code).to.equal(2);
-    expect(bad.stdout).to.contain('invalid descriptor list');
+    expect(bad.stdout).to.equal('');
+    expect(bad.stderr).to.contain('invalid value "a=b=c" for flag -descriptors: invalid descriptor list');
   });
 });
 
@@ -503,14 +517,16 @@ describe('sidecar startup and shutdown', function () {
   });
 });
 
-function runClient(args: string[]): Promise<{ code: number | null; stdout: string }> {
+function runClient(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'sidecar/cli/client.ts', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout }));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decodeJsonRequest, JsonRequestError } from '../../../../sidecar/server/json-request.js';
+import { decodeJsonRequest, findDuplicateKey, JsonRequestError } from '../../../../sidecar/server/json-request.js';
 import { durationToJson, encodeJsonResponse } from '../../../../sidecar/server/json-response.js';
 import type {
   RateLimitResponse,
@@ -126,5 +126,26 @@ describe('/json response encoding', () => {
     expect(durationToJson({ seconds: 1, nanos: 1000 })).to.equal('1.000001s');
     expect(durationToJson({ seconds: 0, nanos: 5 })).to.equal('0.000000005s');
     expect(durationToJson({ seconds: -1, nanos: -500_000_000 })).to.equal('-1.500s');
+  });
+});
+
+describe('/json request edge cases shared with protojson', () => {
+  it('refuses duplicate member names anywhere, also when JSON.parse would keep the last', () => {
+    expect(() => decodeJsonRequest('{"domain":"x","domain":"test"}')).to.throw(
+      JsonRequestError,
+      'duplicate field "domain"',
+    );
+    expect(() => decodeJsonRequest('{"descriptors":[{"entries":[{"key":"a","key":"b"}]}]}')).to.throw(JsonRequestError);
+    expect(() => decodeJsonRequest('{"d\\u006fmain":"x","domain":"y"}')).to.throw(JsonRequestError);
+    expect(findDuplicateKey('{"a":{"b":1},"b":[{"a":1},{"a":2}],"s":"\\"a\\":"}')).to.equal(undefined);
+  });
+
+  it('accepts the whole uint64 range for a descriptor hitsAddend and nothing beyond', () => {
+    const max = decodeJsonRequest('{"descriptors":[{"hitsAddend":"18446744073709551615"}]}');
+    expect(max.descriptors[0]?.hitsAddend).to.equal(2 ** 64);
+    expect(() => decodeJsonRequest('{"descriptors":[{"hitsAddend":"18446744073709551616"}]}')).to.throw(
+      JsonRequestError,
+    );
+    expect(() => decodeJsonRequest('{"hitsAddend":"4294967296"}')).to.throw(JsonRequestError);
   });
 });
