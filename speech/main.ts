@@ -2,6 +2,7 @@
 // chorus-speech: reads the environment once, builds the gateway and runs it until SIGTERM/SIGINT.
 import { createLogger } from '../sidecar/logging.js';
 import { createEspeakEngine } from './engine/espeak-engine.js';
+import { createRemoteEngine } from './engine/remote-engine.js';
 import type { SpeechEngine } from './engine/engine.js';
 import { startGateway } from './gateway.js';
 import { loadSpeechSettings, SettingsError, type SpeechSettings } from './settings.js';
@@ -9,14 +10,7 @@ import { StoreError } from './store/index.js';
 import type { Logger } from '../sidecar/logger.js';
 
 function createEngine(settings: SpeechSettings, logger: Logger): SpeechEngine {
-  if (settings.engineUrl !== null) {
-    // The gRPC engine client arrives with the engine server; refuse rather than silently synthesise in process.
-    throw new SettingsError(
-      'invalid_value',
-      'ENGINE_URL',
-      'ENGINE_URL: remote engine servers are not supported by this build yet; unset it to use the in-process engine',
-    );
-  }
+  if (settings.engineUrl !== null) return createRemoteEngine({ url: settings.engineUrl, logger });
   return createEspeakEngine({ workers: settings.engineWorkers, logger });
 }
 

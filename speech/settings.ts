@@ -99,8 +99,8 @@ function databaseUrl(env: Env): string | null {
 function grpcAddress(env: Env, name: string): string | null {
   const raw = nonEmpty(env, name);
   if (raw === null) return null;
-  // grpc-js targets: host:port, dns:///host:port, unix:/path; reject obvious typos such as a missing port.
-  if (!/^(unix:.+|(dns:\/\/\/|ipv4:|ipv6:)?[^\s/]+:\d{1,5})$/.test(raw)) {
+  // host:port (optionally grpc:// or http://, plaintext), dns:///host:port, unix:/path; reject a missing port.
+  if (!/^(unix:.+|(grpc:\/\/|http:\/\/|dns:\/\/\/|ipv4:|ipv6:)?[^\s/]+:\d{1,5}\/?)$/.test(raw)) {
     throw new SettingsError('invalid_value', name, `${name}=${JSON.stringify(raw)}: expected host:port or unix:/path`);
   }
   return raw;

@@ -48,6 +48,18 @@ describe('speech settings', () => {
     });
   });
 
+  it('accepts the engine URL spellings the remote engine client takes', () => {
+    for (const url of [
+      'engine:9000',
+      'grpc://engine:9000',
+      'http://10.0.0.1:9000/',
+      'dns:///engine.ns.svc:9000',
+      'unix:/run/e.sock',
+    ]) {
+      expect(loadSpeechSettings({ ENGINE_URL: url }).engineUrl).to.equal(url);
+    }
+  });
+
   it('rejects bad values with one-line messages naming the variable', () => {
     const bad: Record<string, string>[] = [
       { PORT: '80a' },
@@ -55,6 +67,7 @@ describe('speech settings', () => {
       { DATABASE_URL: 'mysql://x' },
       { DATABASE_URL: 'not a url' },
       { ENGINE_URL: 'no-port' },
+      { ENGINE_URL: 'grpc://engine' },
       { ENGINE_WORKERS: '0' },
       { RATELIMIT_GRPC_URL: 'http://x' },
       { LOG_LEVEL: 'loud' },
