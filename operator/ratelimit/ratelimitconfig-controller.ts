@@ -79,6 +79,7 @@ export function createRateLimitConfigController(
   let plan: Plan | undefined;
   let objects = new Map<string, RateLimitConfigObject>();
   let reconcileQueued = false;
+  let featureSignature = '';
   let statusTimer: NodeJS.Timeout | undefined;
   let statusWriter = false;
   let writing = false;
@@ -246,8 +247,17 @@ export function createRateLimitConfigController(
       queueReconcile();
     },
     handleSidecarsChanged() {
-      // Feature support (D6) depends on who is connected, so re-plan; status follows from the plan.
-      queueReconcile();
+      // Only feature declarations (D6) change the plan; ACKs and NACKs change status alone.
+      const signature = ads
+        .sidecars()
+        .filter((s) => s.features !== undefined)
+        .map((s) => `${s.scope ?? ''}|${[...(s.features ?? [])].sort().join(',')}`)
+        .sort()
+        .join(';');
+      if (signature !== featureSignature) {
+        featureSignature = signature;
+        queueReconcile();
+      } else scheduleStatus();
     },
     lastPlan: () => plan,
   };

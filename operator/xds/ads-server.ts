@@ -66,7 +66,10 @@ export interface AdsServer {
   sidecars(): SidecarView[];
   /** Last NACK per node id, kept across streams (the reconnect quirk). */
   lastRejectionOf(nodeId: string): Rejection | undefined;
-  /** Ends every stream with UNAVAILABLE so sidecars reconnect elsewhere; used on shutdown or lost leadership. */
+  /**
+   * Ends every stream with UNAVAILABLE so sidecars reconnect elsewhere; used on shutdown or lost leadership.
+   * The server stays usable: streams opened later (on a new gRPC server) are served as before.
+   */
   closeAll(): void;
 }
 
@@ -278,7 +281,8 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
     call.on('close', finish);
   }
 
-  const unsubscribe = cache.onChange(() => {
+  // Lives as long as the server object: after closeAll a new gRPC server may carry it again (regained leadership).
+  cache.onChange(() => {
     for (const s of streams.values()) maybeSend(s);
   });
 
@@ -292,7 +296,6 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
     sidecars: () => [...streams.values()].filter((s) => s.typeUrl !== '').map(view),
     lastRejectionOf: (nodeId) => rejectionsByNode.get(nodeId),
     closeAll() {
-      unsubscribe();
       for (const s of [...streams.values()]) {
         s.closed = true;
         s.call.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'control plane shutting down' });

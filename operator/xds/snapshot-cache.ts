@@ -36,7 +36,7 @@ export interface SnapshotCacheOptions {
 }
 
 export interface SnapshotCache {
-  /** Replaces the whole resource set; listeners run when any scope's version may have changed. */
+  /** Replaces the whole resource set; listeners run when it differs from the current one (names or content). */
   setResources(resources: readonly XdsResource[]): void;
   /** The current snapshot for a scope; never undefined (an empty scope gets an empty snapshot). */
   snapshotFor(scope: Scope): Snapshot;
@@ -88,7 +88,12 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
         if (names.has(r.name)) throw new Error(`duplicate xDS resource name ${r.name}`);
         names.add(r.name);
       }
-      resources = [...next].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const sorted = [...next].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const unchanged =
+        sorted.length === resources.length &&
+        sorted.every((r, i) => r.name === resources[i]?.name && r.contentHash === resources[i]?.contentHash);
+      if (unchanged) return;
+      resources = sorted;
       byScope = new Map();
       for (const listener of listeners) listener();
     },

@@ -323,4 +323,25 @@ describe('ADS server', () => {
     raw.close();
     expect(code).to.equal(12);
   });
+
+  it('keeps serving after closeAll when carried by a new gRPC server (leadership regained)', async () => {
+    cache.setResources([resource('a', 'one', 'd1')]);
+    const first = connect('n', { namespace: 'a' });
+    first.send({});
+    await first.next();
+    await server.shutdown(200);
+    expect((await first.ended)?.code).to.equal(14);
+    server = createXdsGrpcServer(ads, undefined);
+    port = await server.listen('127.0.0.1', 0);
+    adsClient.close();
+    adsClient = new AggregatedDiscoveryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    const again = connect('n', { namespace: 'a' });
+    again.send({});
+    again.ack(await again.next());
+    await until(() => ads.sidecars()[0]?.ackedVersion !== undefined);
+    cache.setResources([resource('a', 'one', 'd1', 99)]);
+    expect(
+      RateLimitConfig.decode((await again.next()).resources[0]!.value).descriptors[0]?.rateLimit?.requestsPerUnit,
+    ).to.equal(99);
+  });
 });
