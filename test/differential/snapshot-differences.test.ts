@@ -1,9 +1,9 @@
 // Where ours deliberately differs from the pinned upstream snapshot: each difference asserted on both sides.
 import { expect } from 'chai';
 import { RateLimitUnit } from '../../proto/gen/envoy/type/v3/ratelimit_unit.js';
-import { comparableOutcome, type ComparableOutcome } from './compare.js';
+import { comparableOutcome, counterDeltas, type ComparableOutcome } from './compare.js';
 import { diffTarget, startServicePair, type ServicePair } from './service-pair.js';
-import { desc, request } from './steps.js';
+import { desc, request, RULE_STATS_PREFIX, sameGrpc, snapshotCounters } from './steps.js';
 
 const RULES = `
 domain: diff
@@ -94,6 +94,39 @@ describe('differential: deliberate and version differences', function () {
         await pair.ours.client.shouldRateLimit(request('diff', [desc([['plain', 'y']])])),
       );
       expect(after.kind).to.equal('response');
+    }
+  });
+});
+
+describe('differential: NEAR_LIMIT_RATIO above 1 (spec §2.3 edge, §6)', function () {
+  this.timeout(60_000);
+  let pair: ServicePair;
+
+  before(async () => {
+    pair = await startServicePair({
+      files: {
+        'near.yaml': 'domain: near\ndescriptors:\n  - key: k\n    rate_limit: { unit: hour, requests_per_unit: 2 }\n',
+      },
+      env: { NEAR_LIMIT_RATIO: '1.5' },
+    });
+  });
+  after(async () => {
+    await pair?.stop();
+  });
+
+  it('crossing the limit: the snapshot underflows near_limit (uint64); ours clamps it at 0; answers agree', async () => {
+    const before = await snapshotCounters(pair);
+    await sameGrpc(pair, 'crossing with hits 3', request('near', [desc([['k', 'v']])], 3));
+    const after = await snapshotCounters(pair);
+    const up = counterDeltas(before.upstream, after.upstream, RULE_STATS_PREFIX);
+    const ours = counterDeltas(before.ours, after.ours, RULE_STATS_PREFIX);
+    const near = 'ratelimit.service.rate_limit.near.k.near_limit';
+    expect(up[near]).to.be.greaterThan(1e18);
+    if (diffTarget() === 'chorus') {
+      expect(ours[near] ?? 0).to.equal(0);
+      const { [near]: _upNear, ...upRest } = up;
+      const { [near]: _oursNear, ...oursRest } = ours;
+      expect(oursRest).to.deep.equal(upRest);
     }
   });
 });
