@@ -205,13 +205,18 @@ export async function startRateLimitServer(settings: Settings, deps: RunnerDeps)
       await untilAborted(firstEventSeen);
     }
 
+    // Listeners stop together, so the grace period is spent once, not once per listener.
+    const listeners: { stop(graceMs: number): Promise<void> }[] = [];
+    cleanups.push(async () => {
+      await Promise.all(listeners.map((l) => l.stop(graceMs)));
+    });
     const server = settings.server;
     const debug: RunningDebugServer = await startDebugServer(server.debugHost, server.debugPort, {
       currentConfig: () => current,
       stats,
       logger,
     });
-    cleanups.push(() => debug.stop(graceMs));
+    listeners.push(debug);
     logger.warn(`Listening for debug on '${joinHostPort(server.debugHost, debug.port)}'`);
 
     let prometheus: RunningPrometheusServer | undefined;
@@ -228,7 +233,7 @@ export async function startRateLimitServer(settings: Settings, deps: RunnerDeps)
         logger,
       );
       prometheus = p;
-      cleanups.push(() => p.stop(graceMs));
+      listeners.push(p);
       logger.warn(`Listening for Prometheus on '${joinHostPort(settings.stats.prometheusHost, p.port)}'`);
     }
 
@@ -242,7 +247,7 @@ export async function startRateLimitServer(settings: Settings, deps: RunnerDeps)
       maxConnectionAgeMs: server.grpcMaxConnectionAgeMs,
       maxConnectionAgeGraceMs: server.grpcMaxConnectionAgeGraceMs,
     });
-    cleanups.push(() => grpcServer.stop(graceMs));
+    listeners.push(grpcServer);
     logger.warn(
       `Listening for gRPC on '${server.grpcUds !== '' ? server.grpcUds : joinHostPort(server.grpcHost, grpcServer.port)}'`,
     );
@@ -252,7 +257,7 @@ export async function startRateLimitServer(settings: Settings, deps: RunnerDeps)
       health,
       logger,
     });
-    cleanups.push(() => http.stop(graceMs));
+    listeners.push(http);
     logger.warn(`Listening for HTTP on '${joinHostPort(server.host, http.port)}'`);
 
     let stopping: Promise<void> | undefined;

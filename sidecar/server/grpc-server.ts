@@ -107,14 +107,17 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       const name = call.request.service;
       let last = statusOf(health, name) ?? SERVICE_UNKNOWN;
       call.write(last);
-      if (name !== HEALTH_SERVICE_NAME) return;
+      // Every watch stays open (as grpc-go's); only `ratelimit` can change, but all must be ended on stop.
       watchers.add(call);
-      const unsubscribe = health.onChange(() => {
-        const next = statusOf(health, name) ?? SERVICE_UNKNOWN;
-        if (next === last) return;
-        last = next;
-        call.write(next);
-      });
+      const unsubscribe =
+        name === HEALTH_SERVICE_NAME
+          ? health.onChange(() => {
+              const next = statusOf(health, name) ?? SERVICE_UNKNOWN;
+              if (next === last) return;
+              last = next;
+              call.write(next);
+            })
+          : () => undefined;
       const done = (): void => {
         unsubscribe();
         watchers.delete(call);
