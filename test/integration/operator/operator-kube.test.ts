@@ -335,6 +335,14 @@ describe('chorus-operator on a real kube-apiserver', function () {
       expect(s?.xds?.sidecars).to.deep.equal({ total: 1, synced: 1, pending: 0, rejected: 0 });
     });
 
+    it('does not rewrite an unchanged status', async () => {
+      const before = (await get('team-a', 'api')).metadata as { resourceVersion: string };
+      // Several debounce periods (100 ms here) with nothing changing: no periodic rewrites.
+      await new Promise((r) => setTimeout(r, 500));
+      const after = (await get('team-a', 'api')).metadata as { resourceVersion: string };
+      expect(after.resourceVersion).to.equal(before.resourceVersion);
+    });
+
     it('shows the printer columns (kubectl get rlc)', async () => {
       const table = (await kube.request(
         'GET',
