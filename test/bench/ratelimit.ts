@@ -1,7 +1,8 @@
 // Rate limit benchmark: ghz at fixed concurrency against ours (memory, Redis) and upstream (same Redis); prints a table.
 //
 // Run: source test/tools/env.sh && npx tsx test/bench/ratelimit.ts
-// Knobs: BENCH_DURATION_S (measured seconds per run, default 10), BENCH_CONCURRENCY (default 32),
+// Knobs: BENCH_DURATION_S (measured seconds per run, default 8), BENCH_ROUNDS (interleaved rounds, median shown,
+//        default 2), BENCH_CONCURRENCY (default 32),
 //        BENCH_TARGETS (comma list of ours-memory,ours-redis,upstream; default all).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -37,6 +38,8 @@ interface Settings {
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
   readonly concurrency: number;
+  /** Interleaved measurement rounds; the table shows each cell's median run. */
+  readonly rounds: number;
   readonly targets: readonly Target[];
 }
 
@@ -53,7 +56,8 @@ function parseSettings(env: NodeJS.ProcessEnv): Settings {
     if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown BENCH_TARGETS entry ${t}`);
   }
   return {
-    durationSeconds: positive('BENCH_DURATION_S', 10),
+    durationSeconds: positive('BENCH_DURATION_S', 8),
+    rounds: positive('BENCH_ROUNDS', 2),
     warmupSeconds: 2,
     concurrency: positive('BENCH_CONCURRENCY', 32),
     targets: targets as Target[],
@@ -167,7 +171,10 @@ function printTable(rows: readonly Row[], settings: Settings): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const row = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   console.log(
-    `\nShouldRateLimit, ghz --concurrency ${settings.concurrency}, ${settings.durationSeconds}s measured after ${settings.warmupSeconds}s warm-up, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'})`,
+    `\nShouldRateLimit, ghz --concurrency ${settings.concurrency}, ${settings.durationSeconds}s measured after ${settings.warmupSeconds}s warm-up, median of ${settings.rounds} interleaved round(s), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'})`,
   );
   console.log(row(header));
   // Calls ghz cuts off when the duration ends are not server errors; they are listed, not counted.
@@ -179,47 +186,72 @@ function printTable(rows: readonly Row[], settings: Settings): void {
   }
 }
 
+/** The run with the median requests/s (the lower middle one for an even count). */
+function medianRun(results: readonly GhzResult[]): GhzResult | undefined {
+  const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
 async function main(): Promise<void> {
   const settings = parseSettings(process.env);
   const ghz = requireTool('ghz');
   const runtimeRoot = mkdtempSync(path.join(os.tmpdir(), 'chorus-bench-'));
   writeRuleFiles(runtimeRoot, 'ratelimit', { 'bench.yaml': RULES });
   const redis = await startRedisServer();
-  const rows: Row[] = [];
+  const services = new Map<Target, RateLimitService>();
+  const failures = new Map<string, string>();
+  const results = new Map<string, GhzResult[]>();
+  const rss = new Map<Target, number>();
+  const cell = (target: Target, descriptors: number): string => `${target}/${descriptors}`;
   try {
+    // All targets stay up for the whole run and are measured in interleaved rounds, so a load change on the
+    // shared machine hits every target alike; an idle server costs next to nothing meanwhile.
     for (const target of settings.targets) {
-      let service: RateLimitService | undefined;
       try {
-        service = await startTarget(target, redis, runtimeRoot);
+        services.set(target, await startTarget(target, redis, runtimeRoot));
       } catch (err) {
         const failure = (err as Error).message.split('\n').slice(0, 2).join(' ');
-        for (const d of DESCRIPTOR_COUNTS) rows.push({ target, descriptors: d, failure });
-        continue;
+        for (const d of DESCRIPTOR_COUNTS) failures.set(cell(target, d), failure);
       }
-      try {
+    }
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const [target, service] of services) {
         for (const descriptors of DESCRIPTOR_COUNTS) {
+          const key = cell(target, descriptors);
+          if (failures.has(key)) continue;
           try {
             await checkAnswers(service, descriptors);
-            const common = { ghz, address: service.grpcAddress, request: benchRequest(descriptors), skipFirst: 0 };
-            await runGhz({ ...common, concurrency: settings.concurrency, durationSeconds: settings.warmupSeconds });
-            const result = await runGhz({
-              ...common,
+            const common = {
+              ghz,
+              address: service.grpcAddress,
+              request: benchRequest(descriptors),
+              skipFirst: 0,
               concurrency: settings.concurrency,
-              durationSeconds: settings.durationSeconds,
-            });
-            rows.push({ target, descriptors, result, rssMiB: treeRssMiB(service.pid) });
-            console.error(`${target} x${descriptors}: ${result.requestsPerSecond.toFixed(0)} req/s`);
+            };
+            await runGhz({ ...common, durationSeconds: settings.warmupSeconds });
+            const result = await runGhz({ ...common, durationSeconds: settings.durationSeconds });
+            results.set(key, [...(results.get(key) ?? []), result]);
+            rss.set(target, Math.max(rss.get(target) ?? 0, treeRssMiB(service.pid)));
+            console.error(`round ${round} ${target} x${descriptors}: ${result.requestsPerSecond.toFixed(0)} req/s`);
           } catch (err) {
-            rows.push({ target, descriptors, failure: (err as Error).message.split('\n')[0] });
+            failures.set(key, (err as Error).message.split('\n')[0] ?? 'failed');
           }
         }
-      } finally {
-        await service.stop();
       }
     }
   } finally {
+    for (const service of services.values()) await service.stop();
     await redis.stop();
     rmSync(runtimeRoot, { recursive: true, force: true });
+  }
+  const rows: Row[] = [];
+  for (const target of settings.targets) {
+    for (const descriptors of DESCRIPTOR_COUNTS) {
+      const key = cell(target, descriptors);
+      const failure = failures.get(key);
+      const result = failure === undefined ? medianRun(results.get(key) ?? []) : undefined;
+      rows.push({ target, descriptors, result, rssMiB: rss.get(target), failure });
+    }
   }
   printTable(rows, settings);
   if (rows.some((r) => r.result === undefined)) process.exitCode = 1;
