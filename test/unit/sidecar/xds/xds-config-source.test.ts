@@ -232,6 +232,31 @@ describe('sidecar xDS config source', () => {
     }
   });
 
+  it('applies XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES: a larger response fails the stream instead of loading', async () => {
+    cache.setResources([buildXdsResource('team-a', 'big', spec('a-domain-long-enough-to-pass-the-limit'))]);
+    const reasons: string[] = [];
+    let sawLimit: () => void = () => undefined;
+    const limited = new Promise<void>((resolve) => (sawLimit = resolve));
+    source = createXdsConfigSource(settings(port, { maxMsgSizeInBytes: 40 }), {
+      logger: {
+        ...silentLogger,
+        warn: (message, fields) => {
+          if (message === 'xds stream ended; reconnecting') {
+            reasons.push(String(fields?.reason));
+            sawLimit();
+          }
+        },
+      },
+      load,
+      onConfig: () => events.configs.push({ domains: [], names: [] }),
+      onError: (err) => events.errors.push(err),
+    });
+    source.start();
+    await limited;
+    expect(reasons[0]).to.match(/larger than max/i);
+    expect(events.configs).to.deep.equal([]);
+  });
+
   describe('over mTLS', () => {
     let dir: string;
     before(function () {
