@@ -1,6 +1,7 @@
 // Worker-thread body: one espeak-ng WebAssembly instance that runs synthesis jobs and streams audio and events back.
 import createEspeakModule, { type EspeakEvent } from '@echogarden/espeak-ng-emscripten';
 import { parentPort, workerData } from 'node:worker_threads';
+import { restoreSnapshot, takeSnapshot } from './memory-snapshot.js';
 import type { SynthJob, WorkerInit, WorkerReply } from './worker-protocol.js';
 import type { RawEngineEvent } from './word-aligner.js';
 import { splitEspeakVoice } from './voices.js';
@@ -38,15 +39,11 @@ async function main(): Promise<void> {
   }
   const { module, instance: engine } = loaded;
   // espeak keeps state across utterances (noise generator, filters), so the same text would not give the same
-  // samples twice. Restoring the whole WebAssembly memory after each job makes every job start from the
+  // samples twice. Restoring the WebAssembly memory after each job makes every job start from the
   // same state: output is deterministic (in-process and engine server agree byte for byte) and nothing leaks.
   // Strings go in by pointer so that the binding's JS-side allocator never holds memory the restore frees.
-  const snapshot = module.HEAPU8.slice();
-  const restore = (): void => {
-    const heap = module.HEAPU8;
-    heap.set(snapshot);
-    heap.fill(0, snapshot.length);
-  };
+  const snapshot = takeSnapshot(module.HEAPU8);
+  const restore = (): void => restoreSnapshot(snapshot, module.HEAPU8);
   const cString = (text: string): number => {
     const bytes = Buffer.from(`${text}\0`, 'utf8');
     const ptr = module._malloc(bytes.length);
