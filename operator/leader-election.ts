@@ -101,10 +101,15 @@ export function createLeaderElector(
     return true;
   }
 
+  let inFlight: Promise<void> = Promise.resolve();
+
   async function tick(): Promise<void> {
     if (stopped) return;
     try {
-      setLeader(await tryAcquireOrRenew());
+      const acquired = await tryAcquireOrRenew();
+      // stop() may have run meanwhile; it owns the release and the final onStoppedLeading.
+      if (stopped) return;
+      setLeader(acquired);
     } catch (err) {
       // A conflict means someone else wrote first; anything else: we cannot prove we still hold it.
       logger.warn('lease update failed', { error: (err as Error).message });
@@ -112,18 +117,19 @@ export function createLeaderElector(
         setLeader(false);
       } else if (err instanceof KubeApiError && err.code === 'conflict') setLeader(false);
     }
-    if (!stopped) timer = setTimeout(() => void tick(), settings.retryPeriodMs);
+    if (!stopped) timer = setTimeout(() => (inFlight = tick()), settings.retryPeriodMs);
   }
 
   return {
     start() {
       if (!stopped) return;
       stopped = false;
-      void tick();
+      inFlight = tick();
     },
     async stop() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
+      await inFlight;
       if (!leader) return;
       try {
         const lease = await kube.request('GET', `${path}/${encodeURIComponent(settings.leaseName)}`);

@@ -45,6 +45,7 @@ export function createInformer(options: InformerOptions): Informer {
   let stopped = true;
   let delayMs = retryMs;
   let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
 
   async function list(): Promise<void> {
     const body = await client.request('GET', path);
@@ -91,9 +92,11 @@ export function createInformer(options: InformerOptions): Informer {
         }
         logger.warn('list/watch failed; retrying', { path, error: (err as Error).message, delayMs });
         await new Promise<void>((resolve) => {
+          wake = resolve;
           timer = setTimeout(resolve, delayMs);
         });
         timer = undefined;
+        wake = undefined;
         delayMs = Math.min(maxRetryMs, delayMs * 2);
       }
     }
@@ -109,6 +112,7 @@ export function createInformer(options: InformerOptions): Informer {
       stopped = true;
       controller?.abort();
       if (timer !== undefined) clearTimeout(timer);
+      wake?.();
     },
     synced: () => isSynced,
     items: () => store,
