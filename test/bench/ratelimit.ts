@@ -3,7 +3,7 @@
 // Run: source test/tools/env.sh && npx tsx test/bench/ratelimit.ts
 // Knobs: BENCH_DURATION_S (measured seconds per run, default 8), BENCH_ROUNDS (interleaved rounds, median shown,
 //        default 2), BENCH_CONCURRENCY (default 32),
-//        BENCH_TARGETS (comma list of ours-memory,ours-redis,upstream; default all).
+//        BENCH_TARGETS (comma list of ours-memory,ours-redis,ours-redis-2w,upstream; default all).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +20,7 @@ import { runGhz, type GhzResult } from './ghz-run.js';
 import { treeRssMiB } from './process-rss.js';
 
 const DESCRIPTOR_COUNTS = [1, 3] as const;
-const TARGETS = ['ours-memory', 'ours-redis', 'upstream'] as const;
+const TARGETS = ['ours-memory', 'ours-redis', 'ours-redis-2w', 'upstream'] as const;
 type Target = (typeof TARGETS)[number];
 
 const RULES = `
@@ -98,6 +98,18 @@ async function startTarget(target: Target, redis: RedisServer, runtimeRoot: stri
           REDIS_SOCKET_TYPE: 'tcp',
           REDIS_URL: redis.url,
           CACHE_KEY_PREFIX: 'ours:',
+        },
+      });
+    case 'ours-redis-2w':
+      // Two node:cluster workers on one port: the gRPC stack, not Redis, is our ceiling (DESIGN.md).
+      return startChorusRateLimit({
+        env: {
+          ...common,
+          BACKEND_TYPE: 'redis',
+          REDIS_SOCKET_TYPE: 'tcp',
+          REDIS_URL: redis.url,
+          CACHE_KEY_PREFIX: 'ours2:',
+          WORKERS: '2',
         },
       });
     case 'upstream':
