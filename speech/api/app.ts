@@ -1,6 +1,6 @@
 // The express application of the gateway: middleware order, every route, and the final error handling.
 import express, { type Express, type RequestHandler } from 'express';
-import type { Requirement } from '../auth/index.js';
+import { OPERATION_REQUIREMENTS, type Requirement } from '../auth/index.js';
 import type { ApiDeps } from './api-deps.js';
 import { authenticate, authorize } from './auth-middleware.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
@@ -14,9 +14,9 @@ import { streamTimestampsRoute } from './stream-timestamps-route.js';
 import { streamRoute } from './stream-route.js';
 import { deleteVoiceRoute, getVoiceRoute, listVoicesRoute, voiceSampleRoute } from './voice-routes.js';
 
-const AUDIO: Requirement = { scope: 'audio' };
-const VOICES_READ: Requirement = { scope: 'voices' };
-const VOICES_DELETE: Requirement = { scope: 'voices:write', permission: 'content.manage' };
+const AUDIO = OPERATION_REQUIREMENTS.synthesize;
+const VOICES_READ = OPERATION_REQUIREMENTS['voices.read'];
+const VOICES_DELETE = OPERATION_REQUIREMENTS['voices.delete'];
 
 export function createApp(deps: ApiDeps): Express {
   const app = express();

@@ -23,6 +23,18 @@ export interface Requirement {
   readonly permission?: Permission;
 }
 
+/** Every operation of the API and what it needs (spec A.1); routes look their requirement up here. */
+export const OPERATION_REQUIREMENTS = {
+  synthesize: { scope: 'audio' },
+  'voices.read': { scope: 'voices' },
+  'voices.delete': { scope: 'voices:write', permission: 'content.manage' },
+  // For the voice-cloning routes (spec A.4, A.6): creating content needs the same as deleting it.
+  'voices.create': { scope: 'voices:write', permission: 'content.manage' },
+  'consent_challenges.create': { scope: 'voices:write', permission: 'content.manage' },
+} as const satisfies Readonly<Record<string, Requirement>>;
+
+export type Operation = keyof typeof OPERATION_REQUIREMENTS;
+
 const ROLE_PERMISSIONS: Readonly<Record<MemberRole, readonly Permission[]>> = {
   owner: ['content.manage'],
   admin: ['content.manage'],

@@ -9,3 +9,5 @@ export * from './api-key-repository.js';
 export * from './voice-repository.js';
 export { loadOrCreateSecret } from './secret-repository.js';
 export { newId } from './ids.js';
+export * from './idempotency-repository.js';
+export * from './consent-repository.js';

@@ -6,6 +6,8 @@ import path from 'node:path';
 import {
   StoreError,
   createApiKeyRepository,
+  createConsentRepository,
+  createIdempotencyRepository,
   createVoiceRepository,
   createWorkspaceRepository,
   currentSchemaVersion,
@@ -249,6 +251,92 @@ for (const makeDriver of [pgliteDriver, postgresDriver]) {
       db = await openDatabase(location, 'store-test');
       expect((await createWorkspaceRepository(db).get(ws.id))?.name).to.equal('durable');
       expect(await runMigrations(db)).to.deep.equal([]);
+    });
+
+    it('lets exactly one of many concurrent requests claim an idempotency key, then replays its response', async () => {
+      const ws = await createWorkspaceRepository(db).create('idem');
+      const repo = createIdempotencyRepository(db);
+      const scope = { workspaceId: ws.id, route: 'POST /v1/voices', key: 'k-1' };
+      const timing = { nowMs: 1_000_000, replayWindowMs: 86_400_000, inFlightLeaseMs: 300_000 };
+      const claims = await Promise.all(Array.from({ length: 8 }, () => repo.claim(scope, 'hash-a', timing)));
+      expect(claims.filter((c) => c.kind === 'claimed')).to.have.length(1);
+      expect(claims.filter((c) => c.kind === 'conflict' && c.reason === 'in_flight')).to.have.length(7);
+      await repo.complete(scope, 201, Buffer.from('{"id":"voice_1"}'), 'application/json');
+      const replay = await repo.claim(scope, 'hash-a', { ...timing, nowMs: timing.nowMs + 1000 });
+      expect(replay.kind).to.equal('replay');
+      if (replay.kind === 'replay') {
+        expect([replay.statusCode, replay.body.toString(), replay.mediaType]).to.deep.equal([
+          201,
+          '{"id":"voice_1"}',
+          'application/json',
+        ]);
+      }
+      expect(await repo.claim(scope, 'hash-b', timing)).to.deep.equal({
+        kind: 'conflict',
+        reason: 'different_request',
+      });
+      // Another workspace and another route are other scopes.
+      expect(
+        (await repo.claim({ ...scope, route: 'POST /v1/voices/consent-challenges' }, 'hash-b', timing)).kind,
+      ).to.equal('claimed');
+      // After the replay window the key is free again.
+      const later = { ...timing, nowMs: timing.nowMs + timing.replayWindowMs + 1 };
+      expect((await repo.claim(scope, 'hash-b', later)).kind).to.equal('claimed');
+      // A claim left in flight by a dead replica is taken over after the lease; a released one at once.
+      const stuck = { ...scope, key: 'k-2' };
+      expect((await repo.claim(stuck, 'h', timing)).kind).to.equal('claimed');
+      expect((await repo.claim(stuck, 'h', { ...timing, nowMs: timing.nowMs + 1000 })).kind).to.equal('conflict');
+      expect((await repo.claim(stuck, 'h', { ...timing, nowMs: timing.nowMs + timing.inFlightLeaseMs })).kind).to.equal(
+        'claimed',
+      );
+      await repo.release(stuck);
+      expect((await repo.claim(stuck, 'h2', timing)).kind).to.equal('claimed');
+      expect(await repo.purgeExpired(timing.nowMs + 2 * timing.replayWindowMs + 2)).to.be.at.least(3);
+    });
+
+    it('uses a consent challenge once, only in its workspace, only before it expires; records outlive voices', async () => {
+      const workspaces = createWorkspaceRepository(db);
+      const ws = await workspaces.create('consent');
+      const otherWs = await workspaces.create('consent-other');
+      const consent = createConsentRepository(db);
+      const now = 5_000_000;
+      const make = () =>
+        consent.createChallenge({
+          workspaceId: ws.id,
+          fullName: 'Ada Lovelace',
+          phrase: 'I consent. River candle seven.',
+          createdByKeyId: 'key_x',
+          nowMs: now,
+          ttlMs: 600_000,
+        });
+      const c = await make();
+      expect(c.id).to.match(/^cc_/);
+      expect(c.expiresAt.getTime() - c.createdAt.getTime()).to.equal(600_000);
+      expect(await consent.consumeChallenge(c.id, otherWs.id, now + 1)).to.deep.equal({ kind: 'not_found' });
+      expect(await consent.consumeChallenge('cc_unknown', ws.id, now + 1)).to.deep.equal({ kind: 'not_found' });
+      const results = await Promise.all([1, 2, 3, 4].map(() => consent.consumeChallenge(c.id, ws.id, now + 1)));
+      expect(results.filter((r) => r.kind === 'consumed')).to.have.length(1);
+      expect(results.filter((r) => r.kind === 'used')).to.have.length(3);
+      const late = await make();
+      expect(await consent.consumeChallenge(late.id, ws.id, now + 600_000)).to.deep.equal({ kind: 'expired' });
+
+      const voices = createVoiceRepository(db);
+      const voice = await voices.insertPersonal(personal(ws.id, 'Ada'));
+      await consent.insertRecord({
+        workspaceId: ws.id,
+        challengeId: c.id,
+        voiceId: voice.id,
+        fullName: 'Ada Lovelace',
+        phrase: c.phrase,
+        recording: new Uint8Array([9, 9]),
+        recordingMediaType: 'audio/wav',
+        phraseScore: 0.91,
+        speakerScore: 0.87,
+        outcome: 'verified',
+        createdByKeyId: 'key_x',
+      });
+      expect(await voices.deletePersonal(voice.id, ws.id)).to.equal(true);
+      expect((await consent.findRecordVoice(c.id))?.voiceId).to.equal(voice.id);
     });
 
     it('runs a transaction atomically', async () => {
