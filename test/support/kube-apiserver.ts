@@ -16,6 +16,11 @@ export interface KubeApiServer {
   /** A kubeconfig file for the admin user (token auth, CA pinned). */
   readonly kubeconfigPath: string;
   readonly token: string;
+  /**
+   * Writes a kubeconfig for one of the extra users given to startKubeApiServer (no groups, so only what RBAC
+   * grants it) and returns its path.
+   */
+  kubeconfigFor(user: string): string;
   /** PEM of the API server's self-signed serving certificate (its own CA). */
   readonly ca: Buffer;
   stop(): Promise<void>;
@@ -66,7 +71,8 @@ function get(url: string, ca?: Buffer): Promise<number> {
   });
 }
 
-export async function startKubeApiServer(): Promise<KubeApiServer> {
+/** @param extraUsers user names that get token `<name>-token` and no groups (for RBAC tests). */
+export async function startKubeApiServer(extraUsers: readonly string[] = []): Promise<KubeApiServer> {
   const etcdBin = requireTool('etcd');
   const apiserverBin = requireTool('kube-apiserver');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-kube-'));
@@ -74,7 +80,11 @@ export async function startKubeApiServer(): Promise<KubeApiServer> {
   const token = 'chorus-admin-token';
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   writeFileSync(path.join(dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
-  writeFileSync(path.join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
+  writeFileSync(
+    path.join(dir, 'tokens.csv'),
+    [`${token},admin,admin-uid,"system:masters"`, ...extraUsers.map((u) => `${u}-token,${u},${u}-uid`)].join('\n') +
+      '\n',
+  );
   mkdirSync(path.join(dir, 'certs'));
   const etcdHelp = (() => {
     try {
@@ -120,23 +130,30 @@ export async function startKubeApiServer(): Promise<KubeApiServer> {
     const running = apiserver;
     await poll(async () => (await get(`${url}/readyz`)) === 200, 'kube-apiserver', 120_000, running);
     const ca = readFileSync(path.join(dir, 'certs', 'apiserver.crt'));
-    const kubeconfigPath = path.join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfigPath,
-      stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'test', cluster: { server: url, 'certificate-authority-data': ca.toString('base64') } }],
-        users: [{ name: 'admin', user: { token } }],
-        contexts: [{ name: 'test', context: { cluster: 'test', user: 'admin', namespace: 'default' } }],
-        'current-context': 'test',
-      }),
-    );
+    const writeKubeconfig = (file: string, user: string, userToken: string): string => {
+      writeFileSync(
+        file,
+        stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [{ name: 'test', cluster: { server: url, 'certificate-authority-data': ca.toString('base64') } }],
+          users: [{ name: user, user: { token: userToken } }],
+          contexts: [{ name: 'test', context: { cluster: 'test', user, namespace: 'default' } }],
+          'current-context': 'test',
+        }),
+      );
+      return file;
+    };
+    const kubeconfigPath = writeKubeconfig(path.join(dir, 'kubeconfig'), 'admin', token);
     return {
       url,
       kubeconfigPath,
       token,
       ca,
+      kubeconfigFor(user) {
+        if (!extraUsers.includes(user)) throw new Error(`${user} was not given to startKubeApiServer`);
+        return writeKubeconfig(path.join(dir, `kubeconfig-${user}`), user, `${user}-token`);
+      },
       stop,
     };
   } catch (err) {

@@ -166,7 +166,7 @@ describe('chorus-operator on a real kube-apiserver', function () {
 
   before(async function () {
     this.timeout(240_000);
-    api = await startKubeApiServer();
+    api = await startKubeApiServer(['chorus-operator']);
     kube = createKubeClient(kubeconfigConnection(api.kubeconfigPath));
     // `kubectl apply -f crds/`: the checked-in YAML, as is.
     const crd = parse(readFileSync(path.resolve('crds/chorus.dev_ratelimitconfigs.yaml'), 'utf8')) as Record<
@@ -631,6 +631,78 @@ describe('chorus-operator on a real kube-apiserver', function () {
       } finally {
         await proc.stop();
       }
+    });
+  });
+
+  describe('RBAC documented in docs/operator.md', () => {
+    it('is enough for a non-admin operator to watch, lead, and write status', async function () {
+      this.timeout(90_000);
+      const rules = {
+        cluster: [
+          { apiGroups: ['chorus.dev'], resources: ['ratelimitconfigs'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['chorus.dev'], resources: ['ratelimitconfigs/status'], verbs: ['patch'] },
+        ],
+        lease: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }],
+        pod: [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }],
+      };
+      const rbac = '/apis/rbac.authorization.k8s.io/v1';
+      const subject = [{ kind: 'User', name: 'chorus-operator', apiGroup: 'rbac.authorization.k8s.io' }];
+      await kube.request('POST', `${rbac}/clusterroles`, {
+        metadata: { name: 'chorus-operator' },
+        rules: rules.cluster,
+      });
+      await kube.request('POST', `${rbac}/clusterrolebindings`, {
+        metadata: { name: 'chorus-operator' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'chorus-operator' },
+        subjects: subject,
+      });
+      await kube.request('POST', `${rbac}/namespaces/default/roles`, {
+        metadata: { name: 'chorus-operator' },
+        rules: [...rules.lease, ...rules.pod],
+      });
+      await kube.request('POST', `${rbac}/namespaces/default/rolebindings`, {
+        metadata: { name: 'chorus-operator' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'chorus-operator' },
+        subjects: subject,
+      });
+      await operator?.stop();
+      operator = undefined;
+      const limitedKube = createKubeClient(kubeconfigConnection(api.kubeconfigFor('chorus-operator')));
+      const forbidden = await limitedKube.request('GET', '/api/v1/namespaces').catch((err: unknown) => err);
+      expect((forbidden as KubeApiError).status, 'the user is not an admin').to.equal(403);
+      const settings = loadOperatorSettings(
+        {
+          ADS_PORT: String(adsPort),
+          HTTP_PORT: '0',
+          HOST: '127.0.0.1',
+          LEADER_ELECTION: 'true',
+          LEASE_NAME: 'chorus-rbac',
+          LEASE_NAMESPACE: 'default',
+          POD_NAME: 'op-rbac',
+          POD_NAMESPACE: 'default',
+          LEASE_DURATION_SECONDS: '2',
+          STATUS_DEBOUNCE_MS: '100',
+        },
+        'op-rbac',
+      );
+      operator = await startOperator(settings, {
+        kube: limitedKube,
+        logger: silentLogger,
+        clock: systemClock,
+        loadCheck: sidecarLoadCheck,
+      });
+      await eventually(
+        async () => operator?.isLeader() ?? false,
+        (l) => l,
+        'the limited operator leads',
+      );
+      await create('team-b', 'rbac-check', simple('rbac'));
+      const s = await eventually(
+        () => status('team-b', 'rbac-check'),
+        (st) => cond(st, 'Accepted') === 'True/Accepted',
+        'status written by the limited operator',
+      );
+      expect(cond(s, 'Programmed')).to.equal('True/Programmed');
     });
   });
 });
