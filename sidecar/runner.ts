@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import type { DecisionService } from './server/decision-service.js';
 import { startDebugServer, type RunningDebugServer } from './server/debug-server.js';
 import { startGrpcServer, type RunningGrpcServer } from './server/grpc-server.js';
+import { createGrpcServerCredentials } from './server/grpc-tls.js';
 import { startHttpServer, type RunningHttpServer } from './server/http-server.js';
 import {
   connectRedisBackend,
@@ -106,6 +107,8 @@ export interface RunningRateLimitServer {
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+// Rotated gRPC server certificates are picked up within this time (upstream watches the directory).
+const TLS_REFRESH_INTERVAL_MS = 5_000;
 
 /**
  * Starts the sidecar. Unless FORCE_START_WITHOUT_INITIAL_CONFIG, resolves only after the first config event
@@ -239,7 +242,19 @@ export async function startRateLimitServer(settings: Settings, deps: RunnerDeps)
 
     const grpcAddress =
       server.grpcUds !== '' ? `unix:${server.grpcUds}` : joinHostPort(server.grpcHost, server.grpcPort);
+    const tls = server.grpcServerUseTls
+      ? createGrpcServerCredentials({
+          certFile: server.grpcServerTlsCert,
+          keyFile: server.grpcServerTlsKey,
+          clientCaFile: server.grpcClientTlsCaCert,
+          clientSan: server.grpcClientTlsSan,
+          refreshIntervalMs: TLS_REFRESH_INTERVAL_MS,
+        })
+      : undefined;
+    if (tls !== undefined) await untilAborted(tls.ready);
     const grpcServer: RunningGrpcServer = await startGrpcServer(grpcAddress, {
+      credentials: tls?.credentials,
+      requiredClientSan: server.grpcServerUseTls ? server.grpcClientTlsSan : '',
       service: decision.service,
       health,
       stats,
@@ -288,19 +303,8 @@ export async function startRateLimitServer(settings: Settings, deps: RunnerDeps)
   }
 }
 
-/**
- * Settings this build parses but cannot honour yet. Security-relevant ones fail startup (serving plaintext when TLS
- * was asked for would be worse than not starting); the others are reported as warnings, which are returned.
- * @throws SettingsError code 'unsupported'
- */
+/** Warnings for settings this build parses but cannot honour yet. */
 export function checkSupported(settings: Settings): string[] {
-  if (settings.server.grpcServerUseTls) {
-    throw new SettingsError(
-      'unsupported',
-      'GRPC_SERVER_USE_TLS',
-      'GRPC_SERVER_USE_TLS=true is not supported by this build yet: terminate TLS in front of the sidecar',
-    );
-  }
   const warnings: string[] = [];
   if (settings.stats.useDogStatsd && !settings.stats.disableStats) {
     warnings.push('USE_DOG_STATSD is not supported by this build yet: no stats are sent');

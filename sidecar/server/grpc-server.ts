@@ -11,10 +11,12 @@ import {
   type RateLimitRequest,
   type RateLimitResponse,
 } from '../../proto/gen/envoy/service/ratelimit/v3/rls.js';
+import type { PeerCertificate } from 'node:tls';
 import type { Health } from '../health.js';
 import type { Logger } from '../logger.js';
 import type { StatsStore } from '../stats/stats-store.js';
 import type { DecisionService } from './decision-service.js';
+import { clientCertificateAllowed } from './grpc-tls.js';
 
 /** The health service name Envoy and Kubernetes probes ask for; `""` is the server as a whole. */
 export const HEALTH_SERVICE_NAME = 'ratelimit';
@@ -27,6 +29,10 @@ export interface GrpcServerOptions {
   /** GRPC_MAX_CONNECTION_AGE / _GRACE; a GOAWAY makes clients reconnect (and rebalance). */
   readonly maxConnectionAgeMs: number;
   readonly maxConnectionAgeGraceMs: number;
+  /** TLS credentials; plaintext when undefined. */
+  readonly credentials?: grpc.ServerCredentials;
+  /** GRPC_CLIENT_TLS_SAN: calls whose client certificate does not name this DNS SAN get UNAUTHENTICATED. */
+  readonly requiredClientSan?: string;
 }
 
 export interface RunningGrpcServer {
@@ -62,6 +68,14 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
     'grpc.max_connection_age_grace_ms': Math.max(1, Math.round(options.maxConnectionAgeGraceMs)),
   };
   const server = new grpc.Server(serverOptions);
+  const san = options.requiredClientSan ?? '';
+  // Go checks the SAN during the handshake; grpc-js has no hook there, so it is checked per call (and only if set).
+  const refused = (call: { getAuthContext(): { sslPeerCertificate?: PeerCertificate } }): boolean =>
+    san !== '' && !clientCertificateAllowed(call.getAuthContext().sslPeerCertificate, san);
+  const UNAUTHENTICATED = {
+    code: grpc.status.UNAUTHENTICATED,
+    details: `client certificate does not match SAN ${san}`,
+  };
   // Resolved once: the hot path only increments fields.
   const totalRequests = stats.counter('ratelimit_server.ShouldRateLimit.total_requests');
   const responseTime = stats.timer('ratelimit_server.ShouldRateLimit.response_time');
@@ -71,6 +85,10 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       call: grpc.ServerUnaryCall<RateLimitRequest, RateLimitResponse>,
       callback: grpc.sendUnaryData<RateLimitResponse>,
     ): void {
+      if (refused(call)) {
+        callback(UNAUTHENTICATED, null);
+        return;
+      }
       const started = performance.now();
       totalRequests.inc();
       let pending: Promise<RateLimitResponse>;
@@ -99,11 +117,19 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       call: grpc.ServerUnaryCall<HealthCheckRequest, HealthCheckResponse>,
       callback: grpc.sendUnaryData<HealthCheckResponse>,
     ): void {
+      if (refused(call)) {
+        callback(UNAUTHENTICATED, null);
+        return;
+      }
       const status = statusOf(health, call.request.service);
       if (status === undefined) callback({ code: grpc.status.NOT_FOUND, details: 'unknown service' }, null);
       else callback(null, status);
     },
     watch(call: grpc.ServerWritableStream<HealthCheckRequest, HealthCheckResponse>): void {
+      if (refused(call)) {
+        call.emit('error', UNAUTHENTICATED);
+        return;
+      }
       const name = call.request.service;
       let last = statusOf(health, name) ?? SERVICE_UNKNOWN;
       call.write(last);
@@ -129,7 +155,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   });
 
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, boundPort) => {
+    server.bindAsync(address, options.credentials ?? grpc.ServerCredentials.createInsecure(), (err, boundPort) => {
       if (err !== null) reject(new Error(`failed to listen for gRPC on ${address}: ${err.message}`, { cause: err }));
       else resolve(boundPort);
     });
