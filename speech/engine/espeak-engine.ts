@@ -5,7 +5,8 @@ import { ChunkQueue } from '../audio/chunk-queue.js';
 import { type EngineEvent, type SpeechEngine, type SynthesisInput } from './engine.js';
 import { parseSpeechInput } from './ssml.js';
 import { espeakParameters, resolveEspeakVoice } from './voices.js';
-import { WordAligner } from './word-aligner.js';
+import { planSegments, type Segment } from './segments.js';
+import { WordAligner, type AlignerOutput, type RawEngineEvent } from './word-aligner.js';
 import { WorkerPool } from './worker-pool.js';
 
 export interface EspeakEngineOptions {
@@ -20,6 +21,10 @@ export interface EspeakEngineOptions {
 const SMALL_FIRST_CHUNK_MODELS = new Set(['tts-3.2']);
 /** 20 ms at 22.05 kHz: the first piece of audio for low-latency models. */
 const SMALL_FIRST_CHUNK_SAMPLES = 441;
+/** Input characters in the first worker job of a long plain-text synthesis (a sentence or two). */
+const FIRST_SEGMENT_CHARS = 200;
+/** Input characters in each later job: about a minute of audio, a few hundred ms of worker time. */
+const SEGMENT_CHARS = 1000;
 
 export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
   const workers = options.workers ?? Math.max(1, os.availableParallelism());
@@ -38,43 +43,60 @@ export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
     let rate = 0;
     let split = SMALL_FIRST_CHUNK_MODELS.has(input.modelId);
     const params = espeakParameters(input.voice);
-    const done = pool
-      .run(
-        {
-          text: parsed.engineText,
-          voice: resolveEspeakVoice(input.voice, input.language),
-          rateWpm: params.rateWpm,
-          pitch: params.pitch,
-          range: params.range,
+    const voice = resolveEspeakVoice(input.voice, input.language);
+    const engineChars = Array.from(parsed.engineText);
+    const segments = planSegments(parsed, FIRST_SEGMENT_CHARS, SEGMENT_CHARS);
+
+    const emitAligned = (out: AlignerOutput): void => {
+      if (out.marks.length > 0) events.push({ type: 'marks', marks: out.marks });
+      for (const s of out.sentences) events.push({ type: 'sentence', ...s });
+    };
+
+    const runSegment = (segment: Segment, index: number): Promise<void> => {
+      // espeak counts positions and time from the start of each job; shift them onto the whole input's timeline.
+      const positionBase = segment.engineStart;
+      const msBase = rate > 0 ? (samples * 1000) / rate : 0;
+      const spec = {
+        text: engineChars.slice(segment.engineStart, segment.engineEnd).join(''),
+        voice,
+        rateWpm: params.rateWpm,
+        pitch: params.pitch,
+        range: params.range,
+      };
+      const sink = {
+        chunk(pcm: Int16Array, sampleRate: number, raw: readonly RawEngineEvent[]): void {
+          rate = sampleRate;
+          if (pcm.length > 0) {
+            if (split && pcm.length > SMALL_FIRST_CHUNK_SAMPLES) {
+              events.push({ type: 'audio', pcm: pcm.slice(0, SMALL_FIRST_CHUNK_SAMPLES), sampleRate });
+              events.push({ type: 'audio', pcm: pcm.slice(SMALL_FIRST_CHUNK_SAMPLES), sampleRate });
+            } else events.push({ type: 'audio', pcm, sampleRate });
+            split = false;
+            samples += pcm.length;
+          }
+          const shifted =
+            index === 0
+              ? raw
+              : raw.map((ev) => ({
+                  ...ev,
+                  textPosition: ev.textPosition + positionBase,
+                  audioMs: ev.audioMs + msBase,
+                }));
+          emitAligned(aligner.push(shifted, (samples * 1000) / sampleRate));
         },
-        {
-          chunk(pcm, sampleRate, raw) {
-            rate = sampleRate;
-            if (pcm.length > 0) {
-              if (split && pcm.length > SMALL_FIRST_CHUNK_SAMPLES) {
-                events.push({ type: 'audio', pcm: pcm.slice(0, SMALL_FIRST_CHUNK_SAMPLES), sampleRate });
-                events.push({ type: 'audio', pcm: pcm.slice(SMALL_FIRST_CHUNK_SAMPLES), sampleRate });
-              } else events.push({ type: 'audio', pcm, sampleRate });
-              split = false;
-              samples += pcm.length;
-            }
-            const out = aligner.push(raw, (samples * 1000) / sampleRate);
-            if (out.marks.length > 0) events.push({ type: 'marks', marks: out.marks });
-            for (const s of out.sentences) events.push({ type: 'sentence', ...s });
-          },
-        },
-        controller.signal,
-      )
-      .then(
-        () => {
-          const totalMs = rate > 0 ? (samples * 1000) / rate : 0;
-          const out = aligner.finish(totalMs);
-          if (out.marks.length > 0) events.push({ type: 'marks', marks: out.marks });
-          for (const s of out.sentences) events.push({ type: 'sentence', ...s });
-          events.end();
-        },
-        (err: unknown) => events.fail(err),
-      );
+      };
+      return pool.run(spec, sink, controller.signal, index > 0);
+    };
+
+    const done = (async () => {
+      for (const [index, segment] of segments.entries()) await runSegment(segment, index);
+    })().then(
+      () => {
+        emitAligned(aligner.finish(rate > 0 ? (samples * 1000) / rate : 0));
+        events.end();
+      },
+      (err: unknown) => events.fail(err),
+    );
     try {
       yield* events;
     } finally {

@@ -155,11 +155,15 @@ export class WorkerPool {
     p.signal?.removeEventListener('abort', p.onAbort);
   }
 
-  /** Runs one job; resolves after its last chunk. Rejects `EngineError` (aborted, overloaded, unavailable, internal). */
-  run(spec: JobSpec, sink: JobSink, signal?: AbortSignal): Promise<void> {
+  /**
+   * Runs one job; resolves after its last chunk. Rejects `EngineError` (aborted, overloaded, unavailable,
+   * internal). A `continuation` (a later segment of a synthesis already under way) is never refused for a full
+   * queue, so that a stream that has started is not cut off; it still waits its turn at the back.
+   */
+  run(spec: JobSpec, sink: JobSink, signal?: AbortSignal, continuation = false): Promise<void> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'engine is closed'));
     if (signal?.aborted === true) return Promise.reject(new EngineError('aborted', 'synthesis aborted'));
-    if (this.queue.length >= this.options.maxQueue && !this.slots.some((s) => this.isFree(s))) {
+    if (!continuation && this.queue.length >= this.options.maxQueue && !this.slots.some((s) => this.isFree(s))) {
       return Promise.reject(
         new EngineError('overloaded', `synthesis queue is full (${this.options.maxQueue} waiting)`),
       );

@@ -195,6 +195,25 @@ describe('espeak engine (WebAssembly workers)', function () {
     }
   });
 
+  it('lets a short synthesis finish while a long one is still being synthesised (sentence segments)', async () => {
+    const single = createEspeakEngine({ workers: 1, logger: silentLogger });
+    try {
+      await single.ready();
+      const order: string[] = [];
+      const long = SAMPLE_TEXT.repeat(4);
+      const run = async (name: string, text: string): Promise<Result> => {
+        const result = await synth(single, input(text));
+        order.push(name);
+        return result;
+      };
+      const [longResult] = await Promise.all([run('long', long), run('short', 'A short one.')]);
+      expect(order).to.deep.equal(['short', 'long']);
+      checkMarks(long, longResult);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('fails an unknown espeak voice', async () => {
     const err = await failure(
       engine.synthesize(input('x', { voice: { espeakVoice: 'no-such-voice' }, language: 'xx-XX' })),

@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { planSegments } from '../../../../speech/engine/segments.js';
+import { parseSpeechInput } from '../../../../speech/engine/ssml.js';
+
+function pieces(text: string, first: number, rest: number): string[] {
+  const parsed = parseSpeechInput(text);
+  const cps = Array.from(parsed.engineText);
+  return planSegments(parsed, first, rest).map((s) => cps.slice(s.engineStart, s.engineEnd).join(''));
+}
+
+describe('planSegments', () => {
+  it('cuts plain text at sentence starts, the first piece smaller', () => {
+    const text = 'One two. Three four five. Six. Seven eight nine ten. Eleven.';
+    expect(pieces(text, 10, 30)).to.deep.equal([
+      'One two. ',
+      'Three four five. Six. ',
+      'Seven eight nine ten. Eleven.',
+    ]);
+  });
+
+  it('covers the whole engine text without gaps, entities included', () => {
+    const text = 'A < b. C & d. E > f. G.';
+    const parts = pieces(text, 1, 1);
+    expect(parts.join('')).to.equal(parseSpeechInput(text).engineText);
+    expect(parts).to.deep.equal(['A &lt; b. ', 'C &amp; d. ', 'E &gt; f. ', 'G.']);
+  });
+
+  it('keeps a long sentence whole and leaves SSML and single sentences alone', () => {
+    expect(pieces('A very long single sentence here.', 5, 5)).to.have.length(1);
+    expect(pieces('<speak>One. Two. Three.</speak>', 1, 1)).to.have.length(1);
+    expect(pieces('', 1, 1)).to.deep.equal(['']);
+  });
+});
