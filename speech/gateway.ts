@@ -5,10 +5,7 @@ import type { Express } from 'express';
 import type { Logger } from '../sidecar/logger.js';
 import { createAudioEncoder } from './audio/encoder.js';
 import type { SpeechEngine } from './engine/engine.js';
-import { createApp } from './api/app.js';
-import type { ApiDeps } from './api/api-deps.js';
-import { createGatewayMetrics } from './api/gateway-metrics.js';
-import type { EncoderFactory } from './api/synthesis-session.js';
+import { createApp, createGatewayMetrics, type ApiDeps, type EncoderFactory } from './api/index.js';
 import { bootstrapEmptyStore, createAuthenticator } from './auth/index.js';
 import type { SpeechSettings } from './settings.js';
 import {
