@@ -3,7 +3,8 @@
 // Run: source test/tools/env.sh && npx tsx test/bench/ratelimit.ts
 // Knobs: BENCH_DURATION_S (measured seconds per run, default 8), BENCH_ROUNDS (interleaved rounds, median shown,
 //        default 2), BENCH_CONCURRENCY (default 32),
-//        BENCH_TARGETS (comma list of ours-memory,ours-redis,ours-redis-2w,upstream; default all).
+//        BENCH_TARGETS (comma list of ours-memory,ours-redis,ours-redis-2w,upstream; default all),
+//        BENCH_OURS (build: tsc to a temp dir, run with node, the default; source: run through tsx).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import {
   writeRuleFiles,
   type RateLimitService,
 } from '../support/upstream-ratelimit.js';
+import { compileSidecar } from './compiled-sidecar.js';
 import { runGhz, type GhzResult } from './ghz-run.js';
 import { treeRssMiB } from './process-rss.js';
 
@@ -38,9 +40,17 @@ interface Settings {
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
   readonly concurrency: number;
+  /** `build`: ours compiled with tsc and run with plain node (as shipped); `source`: through tsx. */
+  readonly oursFrom: 'build' | 'source';
   /** Interleaved measurement rounds; the table shows each cell's median run. */
   readonly rounds: number;
   readonly targets: readonly Target[];
+}
+
+function parseOursFrom(raw: string | undefined): 'build' | 'source' {
+  if (raw === undefined || raw === '' || raw === 'build') return 'build';
+  if (raw === 'source') return 'source';
+  throw new Error(`BENCH_OURS must be build or source, got ${raw}`);
 }
 
 function parseSettings(env: NodeJS.ProcessEnv): Settings {
@@ -58,6 +68,7 @@ function parseSettings(env: NodeJS.ProcessEnv): Settings {
   return {
     durationSeconds: positive('BENCH_DURATION_S', 8),
     rounds: positive('BENCH_ROUNDS', 2),
+    oursFrom: parseOursFrom(env.BENCH_OURS),
     warmupSeconds: 2,
     concurrency: positive('BENCH_CONCURRENCY', 32),
     targets: targets as Target[],
@@ -79,7 +90,12 @@ interface Row {
   readonly failure?: string;
 }
 
-async function startTarget(target: Target, redis: RedisServer, runtimeRoot: string): Promise<RateLimitService> {
+async function startTarget(
+  target: Target,
+  redis: RedisServer,
+  runtimeRoot: string,
+  compiledMain: string | undefined,
+): Promise<RateLimitService> {
   const common = {
     USE_STATSD: 'false',
     LOG_LEVEL: 'warn',
@@ -89,9 +105,10 @@ async function startTarget(target: Target, redis: RedisServer, runtimeRoot: stri
   };
   switch (target) {
     case 'ours-memory':
-      return startChorusRateLimit({ env: { ...common, BACKEND_TYPE: 'memory' } });
+      return startChorusRateLimit({ compiledMain, env: { ...common, BACKEND_TYPE: 'memory' } });
     case 'ours-redis':
       return startChorusRateLimit({
+        compiledMain,
         env: {
           ...common,
           BACKEND_TYPE: 'redis',
@@ -103,6 +120,7 @@ async function startTarget(target: Target, redis: RedisServer, runtimeRoot: stri
     case 'ours-redis-2w':
       // Two node:cluster workers on one port: the gRPC stack, not Redis, is our ceiling (DESIGN.md).
       return startChorusRateLimit({
+        compiledMain,
         env: {
           ...common,
           BACKEND_TYPE: 'redis',
@@ -183,7 +201,7 @@ function printTable(rows: readonly Row[], settings: Settings): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const row = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   console.log(
-    `\nShouldRateLimit, ghz --concurrency ${settings.concurrency}, ${settings.durationSeconds}s measured after ${settings.warmupSeconds}s warm-up, median of ${settings.rounds} interleaved round(s), load average ${os
+    `\nShouldRateLimit, ghz --concurrency ${settings.concurrency}, ${settings.durationSeconds}s measured after ${settings.warmupSeconds}s warm-up, median of ${settings.rounds} interleaved round(s), ours from ${settings.oursFrom}, load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'})`,
@@ -209,6 +227,7 @@ async function main(): Promise<void> {
   const ghz = requireTool('ghz');
   const runtimeRoot = mkdtempSync(path.join(os.tmpdir(), 'chorus-bench-'));
   writeRuleFiles(runtimeRoot, 'ratelimit', { 'bench.yaml': RULES });
+  const ours = settings.oursFrom === 'build' ? await compileSidecar() : undefined;
   const redis = await startRedisServer();
   const services = new Map<Target, RateLimitService>();
   const failures = new Map<string, string>();
@@ -220,7 +239,7 @@ async function main(): Promise<void> {
     // shared machine hits every target alike; an idle server costs next to nothing meanwhile.
     for (const target of settings.targets) {
       try {
-        services.set(target, await startTarget(target, redis, runtimeRoot));
+        services.set(target, await startTarget(target, redis, runtimeRoot, ours?.main));
       } catch (err) {
         const failure = (err as Error).message.split('\n').slice(0, 2).join(' ');
         for (const d of DESCRIPTOR_COUNTS) failures.set(cell(target, d), failure);
@@ -255,6 +274,7 @@ async function main(): Promise<void> {
     for (const service of services.values()) await service.stop();
     await redis.stop();
     rmSync(runtimeRoot, { recursive: true, force: true });
+    ours?.remove();
   }
   const rows: Row[] = [];
   for (const target of settings.targets) {

@@ -17,6 +17,8 @@ export interface ChorusRateLimitOptions {
   /** Environment in upstream's names (REDIS_URL, RUNTIME_ROOT, ...); ports and hosts are added by the launcher. */
   readonly env: Readonly<Record<string, string>>;
   readonly startTimeoutMs?: number;
+  /** A compiled `sidecar/main.js` to run with plain node; default: the TypeScript source through tsx. */
+  readonly compiledMain?: string;
 }
 
 /** Parses `name: value` lines; lines whose value is not a plain number are skipped. */
@@ -32,11 +34,13 @@ export function parseStatsText(text: string): Map<string, number> {
 }
 
 export async function startChorusRateLimit(options: ChorusRateLimitOptions): Promise<ChorusRateLimit> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} does not exist yet: the differential tests need our sidecar`);
+  const main = options.compiledMain ?? MAIN;
+  if (!existsSync(main))
+    throw new Error(`${main} does not exist: the differential tests and benchmarks need our sidecar`);
   const service = await startRateLimitProcess({
     label: 'chorus',
     command: process.execPath,
-    args: ['--import', 'tsx', MAIN],
+    args: options.compiledMain === undefined ? ['--import', 'tsx', MAIN] : [options.compiledMain],
     cwd: REPO_ROOT,
     env: options.env,
     startTimeoutMs: options.startTimeoutMs ?? 30_000,
