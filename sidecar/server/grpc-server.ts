@@ -7,8 +7,8 @@ import {
   type HealthCheckResponse,
 } from '../../proto/gen/grpc/health/v1/health.js';
 import {
+  RateLimitRequest,
   RateLimitServiceService,
-  type RateLimitRequest,
   type RateLimitResponse,
 } from '../../proto/gen/envoy/service/ratelimit/v3/rls.js';
 import type { PeerCertificate } from 'node:tls';
@@ -17,6 +17,7 @@ import type { Logger } from '../logger.js';
 import type { StatsStore } from '../stats/stats-store.js';
 import type { DecisionService } from './decision-service.js';
 import { clientCertificateAllowed } from './grpc-tls.js';
+import { checkRateLimitRequestUtf8 } from './strict-utf8.js';
 
 /** The health service name Envoy and Kubernetes probes ask for; `""` is the server as a whole. */
 export const HEALTH_SERVICE_NAME = 'ratelimit';
@@ -46,6 +47,28 @@ export interface RunningGrpcServer {
 const SERVING: HealthCheckResponse = { status: HealthCheckResponse_ServingStatus.SERVING };
 const NOT_SERVING: HealthCheckResponse = { status: HealthCheckResponse_ServingStatus.NOT_SERVING };
 const SERVICE_UNKNOWN: HealthCheckResponse = { status: HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN };
+
+/** True when a decoded request holds U+FFFD, which is what an invalid UTF-8 sequence decodes to. */
+function mayHoldInvalidUtf8(request: RateLimitRequest): boolean {
+  if (request.domain.includes('\uFFFD')) return true;
+  for (const d of request.descriptors) {
+    for (const e of d.entries) if (e.key.includes('\uFFFD') || e.value.includes('\uFFFD')) return true;
+  }
+  return false;
+}
+
+// protobuf-go refuses proto3 strings that are not UTF-8 (status INTERNAL); ts-proto would substitute U+FFFD.
+// The byte-level check only runs when a U+FFFD shows up, so valid requests pay one scan of their strings.
+const STRICT_RATE_LIMIT_SERVICE = {
+  shouldRateLimit: {
+    ...RateLimitServiceService.shouldRateLimit,
+    requestDeserialize: (value: Buffer): RateLimitRequest => {
+      const request = RateLimitRequest.decode(value);
+      if (mayHoldInvalidUtf8(request)) checkRateLimitRequestUtf8(value);
+      return request;
+    },
+  },
+} as const;
 
 function statusOf(health: Health, service: string): HealthCheckResponse | undefined {
   if (service === '') return SERVING;
@@ -80,7 +103,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
   const totalRequests = stats.counter('ratelimit_server.ShouldRateLimit.total_requests');
   const responseTime = stats.timer('ratelimit_server.ShouldRateLimit.response_time');
 
-  server.addService(RateLimitServiceService, {
+  server.addService(STRICT_RATE_LIMIT_SERVICE, {
     shouldRateLimit(
       call: grpc.ServerUnaryCall<RateLimitRequest, RateLimitResponse>,
       callback: grpc.sendUnaryData<RateLimitResponse>,

@@ -195,6 +195,17 @@ describe('sidecar servers (in process, memory backend)', function () {
         );
       });
       expect([grpc.status.INTERNAL, grpc.status.INVALID_ARGUMENT]).to.include(err.code);
+      // A domain of bytes C3 28 (not UTF-8): protobuf-go refuses it with INTERNAL, so do we.
+      const badUtf8 = await new Promise<grpc.ServiceError>((resolve, reject) => {
+        raw.makeUnaryRequest(
+          '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit',
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.from([0x0a, 0x02, 0xc3, 0x28, 0x12, 0x00]),
+          (e, res) => (e !== null ? resolve(e) : reject(new Error(`unexpected answer ${String(res)}`))),
+        );
+      });
+      expect(badUtf8.code).to.equal(grpc.status.INTERNAL);
     } finally {
       raw.close();
     }
