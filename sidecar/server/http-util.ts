@@ -58,12 +58,23 @@ export function stopServer(server: http.Server, graceMs: number): Promise<void> 
   });
 }
 
-/** Reads the whole request body as UTF-8. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads the whole request body as UTF-8.
+ * @throws TypeError when the body is not valid UTF-8 (protojson refuses such input rather than repairing it)
+ */
 export function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      try {
+        resolve(strictUtf8.decode(Buffer.concat(chunks)));
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
     req.on('error', reject);
   });
 }

@@ -62,7 +62,8 @@ function integer(v: unknown, where: string, max: number): number {
   let n: number;
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string') {
-    if (v.trim() !== v || v === '' || !/^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v)) {
+    // The string must hold a JSON number (no spaces, no leading zeros, no hex), as protojson requires.
+    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(v)) {
       fail(`invalid value for integer field ${where}: ${JSON.stringify(v)}`);
     }
     // Plain digits are checked exactly: doubles cannot tell 2^64 - 1 from 2^64.

@@ -275,6 +275,12 @@ describe('sidecar servers (in process, memory backend)', function () {
       const bad = await httpRequest(running.httpPort, '/json', { method: 'POST', body });
       expect(bad, body).to.deep.equal({ status: 400, type: 'text/plain; charset=utf-8', body: 'Bad Request\n' });
     }
+    const notUtf8 = await fetch(`http://127.0.0.1:${running.httpPort}/json`, {
+      method: 'POST',
+      body: Buffer.from('{"domain":"te\xffst"}', 'latin1'),
+    });
+    expect(notUtf8.status).to.equal(400);
+    expect(await notUtf8.text()).to.equal('Bad Request\n');
     expect((await httpRequest(running.httpPort, '/nope')).status).to.equal(404);
     expect((await httpRequest(running.httpPort, '/json/')).status).to.equal(404);
   });
