@@ -1,9 +1,13 @@
 // Speech engine benchmark: time to first PCM, real-time factor, throughput under concurrency, RSS per worker.
 // Run: npx tsx test/bench/speech-engine.ts   (BENCH_WORKERS, default the number of cores; BENCH_RUNS, default 40)
+// Under tsx every worker also loads tsx and esbuild; for memory figures of the built program, run
+// `npm run build` and set BENCH_ENGINE_MODULE=dist/speech/engine/espeak-engine.js.
 import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { silentLogger } from '../../sidecar/logger.js';
 import type { SpeechEngine, SynthesisInput } from '../../speech/engine/engine.js';
-import { createEspeakEngine } from '../../speech/engine/espeak-engine.js';
+import * as sourceEngine from '../../speech/engine/espeak-engine.js';
 import { SAMPLE_TEXT } from '../integration/speech/engine/sample-text.js';
 
 const workers = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
@@ -50,7 +54,14 @@ function rssMb(): number {
   return process.memoryUsage().rss / (1024 * 1024);
 }
 
+async function loadEngineModule(): Promise<typeof sourceEngine> {
+  const built = process.env.BENCH_ENGINE_MODULE;
+  if (built === undefined || built === '') return sourceEngine;
+  return (await import(pathToFileURL(path.resolve(built)).href)) as typeof sourceEngine;
+}
+
 async function main(): Promise<void> {
+  const { createEspeakEngine } = await loadEngineModule();
   const rows: [string, string][] = [];
   const add = (name: string, value: string): void => {
     rows.push([name, value]);
@@ -110,7 +121,8 @@ async function main(): Promise<void> {
 
   const width = Math.max(...rows.map(([n]) => n.length));
   console.log(
-    `speech engine benchmark: ${workers} workers, ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}`,
+    `speech engine benchmark: ${workers} workers, ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}, ` +
+      `engine: ${process.env.BENCH_ENGINE_MODULE ?? 'TypeScript sources under tsx'}`,
   );
   console.log(`${'measure'.padEnd(width)} | result`);
   console.log(`${'-'.repeat(width)}-|-${'-'.repeat(40)}`);
