@@ -48,7 +48,13 @@ describe('chorus-speech process', function () {
     const withKey = parsed.filter((p) => /chs_[a-z2-7]{12}_[A-Za-z0-9_-]{43}/.test(String(p['@message'])));
     expect(withKey).to.have.length(1);
     const key = /chs_[a-z2-7]{12}_[A-Za-z0-9_-]{43}/.exec(String(withKey[0]?.['@message']))?.[0] ?? '';
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    // Readiness waits for the engine workers, which load after the port opens (slowly on a busy machine).
+    let ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    for (let i = 0; i < 120 && ready.status !== 200; i += 1) {
+      expect(ready.status).to.equal(503);
+      await new Promise((r) => setTimeout(r, 500));
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    }
     expect(ready.status).to.equal(200);
     const res = await fetch(`http://127.0.0.1:${port}/v1/audio/speech`, {
       method: 'POST',

@@ -7,7 +7,7 @@ import { parseSpeechInput } from '../../../../speech/engine/ssml.js';
 import { freePort, waitForPort } from '../../../support/ports.js';
 import { startProcess, type RunningProcess } from '../../../support/process.js';
 import { parseEventStream } from '../../../unit/speech/api/sse-parser.js';
-import { postJson, startTestGateway, type TestGateway } from '../../../unit/speech/api/test-gateway.js';
+import { postJson, startTestGateway, waitUntilReady, type TestGateway } from '../../../unit/speech/api/test-gateway.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../../..');
 
@@ -38,7 +38,7 @@ describe('speech gateway with a remote engine server', function () {
   });
 
   it('is ready and synthesises with complete marks over gRPC', async () => {
-    expect((await fetch(`${t.url}/readyz`)).status).to.equal(200);
+    await waitUntilReady(t.url);
     const input = 'Remote engines speak too, word by word.';
     const res = await postJson(`${t.url}/v1/audio/stream/with-timestamps`, t.ownerKey, { input, voice_id: 'jack' });
     expect(res.status).to.equal(200);

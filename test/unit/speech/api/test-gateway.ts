@@ -142,3 +142,14 @@ interface ErrorBody {
 export async function errorOf(response: Response): Promise<{ status: number; body: ErrorBody }> {
   return { status: response.status, body: (await response.json()) as ErrorBody };
 }
+
+/** Polls /readyz until 200 (engines load after the port opens); fails after `timeoutMs`. */
+export async function waitUntilReady(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${baseUrl}/readyz`);
+    if (res.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${await res.text()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
