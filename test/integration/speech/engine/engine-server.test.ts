@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import { SpeechEngineClient } from '../../../../proto/gen/chorus/speech/v1/engine.js';
+import { HealthCheckResponse_ServingStatus, HealthClient } from '../../../../proto/gen/grpc/health/v1/health.js';
 import { silentLogger } from '../../../../sidecar/logger.js';
 import {
   EngineError,
@@ -61,11 +64,13 @@ async function failure(events: AsyncIterable<EngineEvent>): Promise<unknown> {
 describe('engine server (chorus-speech-engine over gRPC)', function () {
   this.timeout(90000);
   let server: RunningProcess;
+  let address = '';
   let remote: SpeechEngine;
   let local: SpeechEngine;
 
   before(async () => {
     const port = await freePort();
+    address = `127.0.0.1:${port}`;
     server = startProcess(process.execPath, ['--import', 'tsx', 'speech/engine-server-main.ts'], {
       cwd: repoRoot,
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ENGINE_WORKERS: '1', MODEL_ID: 'tts-3.0,tts-3.2' },
@@ -102,6 +107,29 @@ describe('engine server (chorus-speech-engine over gRPC)', function () {
       expect(b.sentences).to.deep.equal(a.sentences);
     });
   }
+
+  it('answers grpc.health.v1 and lists the served models', async () => {
+    const health = new HealthClient(address, grpc.credentials.createInsecure());
+    const client = new SpeechEngineClient(address, grpc.credentials.createInsecure());
+    try {
+      const check = (service: string): Promise<{ status?: number; code?: number }> =>
+        new Promise((resolve) => {
+          health.check({ service }, (err, res) => resolve(err === null ? { status: res.status } : { code: err.code }));
+        });
+      expect(await check('')).to.deep.equal({ status: HealthCheckResponse_ServingStatus.SERVING });
+      expect(await check('chorus.speech.v1.SpeechEngine')).to.deep.equal({
+        status: HealthCheckResponse_ServingStatus.SERVING,
+      });
+      expect(await check('other.Service')).to.deep.equal({ code: grpc.status.NOT_FOUND });
+      const models = await new Promise<string[]>((resolve, reject) => {
+        client.models({}, (err, res) => (err === null ? resolve(res.modelIds) : reject(err)));
+      });
+      expect(models).to.deep.equal(['tts-3.0', 'tts-3.2']);
+    } finally {
+      health.close();
+      client.close();
+    }
+  });
 
   it('carries SsmlError with its position across the wire', async () => {
     const err = await failure(remote.synthesize(input('<speak>Hi <bogus/></speak>')));
