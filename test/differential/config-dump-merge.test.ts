@@ -62,16 +62,8 @@ describe('differential: /rlconfig and MERGE_DOMAIN_CONFIG', function () {
 
   it('both files of a domain are merged', async () => {
     await sameGrpcRepeated(pair, 'from a.yaml', request('merged', [desc([['a', '1']])]), 3);
-    await sameGrpc(
-      pair,
-      'from b.yaml',
-      request('merged', [
-        desc([
-          ['b', '1'],
-          ['c', '2'],
-        ]),
-      ]),
-    );
+    // The week rule of b.yaml (its minute rule is only dumped: a minute window could turn between two calls).
+    await sameGrpc(pair, 'from b.yaml', request('merged', [desc([['q', '1']])]));
     await sameGrpc(pair, 'other domain', request('other', [desc([['a', '1']])]));
   });
 
