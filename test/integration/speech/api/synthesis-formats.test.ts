@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '../../../../sidecar/logger.js';
 import { createEspeakEngine } from '../../../../speech/engine/espeak-engine.js';
+import { listOutputFormats } from '../../../../speech/audio/formats.js';
 import { parseSpeechInput } from '../../../../speech/engine/ssml.js';
 import { startGateway } from '../../../../speech/gateway.js';
 import { loadSpeechSettings } from '../../../../speech/settings.js';
@@ -175,6 +176,39 @@ describe('speech gateway with the real engine: formats, marks, SSE', function ()
       expectDuration(audio.durationMs, body.speech_marks.end_time, JSON.stringify(fields));
     });
   }
+
+  it('/speech: every output_format value decodes with its codec, rate and duration', async () => {
+    const input = 'Every format, one after another, checked by ffprobe.';
+    for (const outputFormat of listOutputFormats()) {
+      const res = await postJson(`${t.url}/v1/audio/speech`, t.ownerKey, {
+        input,
+        voice_id: 'mia',
+        output_format: outputFormat,
+      });
+      expect(res.status, outputFormat).to.equal(200);
+      const body = (await res.json()) as { audio_data: string; speech_marks: MarkNode };
+      const [codec = '', rateText = ''] = outputFormat.split('_');
+      const rate = Number(rateText);
+      const raw =
+        codec === 'pcm' || codec === 'ulaw' || codec === 'alaw'
+          ? { kind: codec as 'pcm' | 'ulaw' | 'alaw', rate }
+          : undefined;
+      const expected: Readonly<Record<string, [string, number]>> = {
+        pcm: ['pcm_s16le', rate],
+        wav: ['pcm_s16le', rate],
+        mp3: ['mp3', rate],
+        ulaw: ['pcm_mulaw', rate],
+        alaw: ['pcm_alaw', rate],
+        ogg: ['opus', 48000],
+        aac: ['aac', rate],
+        flac: ['flac', rate],
+      };
+      const [codecName, sampleRate] = expected[codec] ?? ['?', 0];
+      const audio = probe(Buffer.from(body.audio_data, 'base64'), raw);
+      expect(audio, outputFormat).to.include({ codec: codecName, sampleRate, channels: 1 });
+      expectDuration(audio.durationMs, body.speech_marks.end_time, outputFormat);
+    }
+  });
 
   const streamCases: [
     Record<string, string>,
