@@ -13,6 +13,7 @@ import { startGrpcServer, type RunningGrpcServer } from './server/grpc-server.js
 import { createGrpcServerCredentials } from './server/grpc-tls.js';
 import { startHttpServer, type RunningHttpServer } from './server/http-server.js';
 import {
+  connectMemcacheBackend,
   connectRedisBackend,
   createFixedWindowLimiter,
   createLocalOverLimitCache,
@@ -386,6 +387,9 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       });
       break;
     }
+    case 'memcache':
+      backend = await connectMemcacheBackend({ settings: settings.memcache, stats, logger, clock });
+      break;
     default:
       throw new SettingsError(
         'unsupported',

@@ -18,6 +18,13 @@ export {
 export { createLocalOverLimitCache, type LocalOverLimitCache, type LocalOverLimitCacheOptions } from './local-cache.js';
 export { nearLimitThreshold } from './near-limit.js';
 export {
+  connectMemcacheBackend,
+  DEFAULT_MEMCACHE_TIMEOUT_MS,
+  type MemcacheBackend,
+  type MemcacheBackendOptions,
+  type MemcacheConnectionSettings,
+} from './backend-memcache.js';
+export {
   connectRedisBackend,
   type RedisBackend,
   type RedisBackendOptions,
