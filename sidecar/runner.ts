@@ -27,6 +27,7 @@ import { SettingsError } from './settings/settings-error.js';
 import type { RedisInstanceSettings, Settings } from './settings/settings.js';
 import { createRateLimitStatsCache } from './stats/rate-limit-stats.js';
 import { createPrometheusExporter, startPrometheusServer, type RunningPrometheusServer } from './stats/prometheus.js';
+import { startLoggingSink } from './stats/logging-sink.js';
 import { startStatsdSink, type StatsdSink } from './stats/statsd-sink.js';
 import { StatsStore } from './stats/stats-store.js';
 
@@ -77,6 +78,8 @@ export interface RunnerDeps {
   readonly shutdownGraceMs?: number;
   /** Aborting it during startup (a signal before the servers are up) makes startRateLimitServer reject. */
   readonly signal?: AbortSignal;
+  /** Where the fallback logging stats sink writes; standard error by default. */
+  readonly statsOutput?: (text: string) => void;
 }
 
 /** Startup was aborted through RunnerDeps.signal before the servers were listening. */
@@ -160,6 +163,12 @@ export async function startRateLimitServer(settings: Settings, deps: RunnerDeps)
 
   try {
     let sink: StatsdSink | undefined;
+    const sinks = settings.stats;
+    if (!sinks.disableStats && !sinks.useStatsd && !sinks.usePrometheus && !sinks.useDogStatsd) {
+      // No sink chosen: upstream's gostats falls back to printing every flush (JSON lines on standard error).
+      const logging = startLoggingSink(stats, { flushIntervalMs: sinks.flushIntervalMs, write: deps.statsOutput });
+      cleanups.push(async () => logging.stop());
+    }
     if (!settings.stats.disableStats && settings.stats.useStatsd) {
       sink = startStatsdSink(stats, {
         host: settings.stats.statsdHost,

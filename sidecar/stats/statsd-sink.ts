@@ -1,6 +1,7 @@
 // Flushes a StatsStore to a statsd server over TCP (as gostats does) every interval; never blocks or fails a request.
 import net from 'node:net';
 import type { Logger } from '../logger.js';
+import { createStatsFlusher } from './stats-flush.js';
 import type { StatsStore } from './stats-store.js';
 
 export interface StatsdSinkOptions {
@@ -26,7 +27,6 @@ const MAX_PENDING_BYTES = 1 << 20;
 export function startStatsdSink(store: StatsStore, options: StatsdSinkOptions): StatsdSink {
   const minBackoffMs = options.minBackoffMs ?? 100;
   const maxBackoffMs = options.maxBackoffMs ?? 10_000;
-  const lastCounterValues = new Map<string, number>();
   let socket: net.Socket | undefined;
   let connected = false;
   let stopped = false;
@@ -62,18 +62,13 @@ export function startStatsdSink(store: StatsStore, options: StatsdSinkOptions): 
     });
   };
 
+  const takeFlush = createStatsFlusher(store);
   const render = (): string => {
+    const { counters, gauges, timers } = takeFlush();
     let out = '';
-    for (const c of store.allCounters()) {
-      const total = c.value();
-      const delta = total - (lastCounterValues.get(c.name) ?? 0);
-      lastCounterValues.set(c.name, total);
-      if (delta !== 0) out += `${c.name}:${delta}|c\n`;
-    }
-    for (const g of store.allGauges()) out += `${g.name}:${g.value()}|g\n`;
-    for (const t of store.allTimers()) {
-      for (const ms of t.drain()) out += `${t.name}:${Number(ms.toFixed(6))}|ms\n`;
-    }
+    for (const [name, delta] of counters) out += `${name}:${delta}|c\n`;
+    for (const [name, value] of gauges) out += `${name}:${value}|g\n`;
+    for (const [name, list] of timers) for (const ms of list) out += `${name}:${Number(ms.toFixed(6))}|ms\n`;
     return out;
   };
 

@@ -120,7 +120,7 @@ describe('gRPC TLS and mTLS', function () {
         GRPC_CLIENT_TLS_CACERT: path.join(dir, 'ca.crt'),
         GRPC_CLIENT_TLS_SAN: 'client.example',
       }),
-      defaultRunnerDeps(silentLogger),
+      { ...defaultRunnerDeps(silentLogger), statsOutput: () => undefined },
     );
   });
 
@@ -193,7 +193,7 @@ describe('gRPC TLS and mTLS', function () {
         GRPC_SERVER_TLS_CERT: path.join(dir, 'missing.crt'),
         GRPC_SERVER_TLS_KEY: path.join(dir, 'server.key'),
       }),
-      defaultRunnerDeps(silentLogger),
+      { ...defaultRunnerDeps(silentLogger), statsOutput: () => undefined },
     ).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(SettingsError);
     expect((err as SettingsError).message).to.match(/^cannot read GRPC_SERVER_TLS_CERT file ".*missing\.crt": ENOENT/);

@@ -54,6 +54,11 @@ function recordingLogger(): RecordingLogger {
   return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
+/** The production wiring, with the fallback stats sink (USE_STATSD=false) kept out of the test output. */
+function quietDeps(logger: Logger): RunnerDeps {
+  return { ...defaultRunnerDeps(logger), statsOutput: () => undefined };
+}
+
 function makeConfigDir(yaml: string): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'chorus-sidecar-'));
   mkdirSync(path.join(root, 'config'));
@@ -370,7 +375,7 @@ describe('sidecar startup and shutdown', function () {
     const root = makeConfigDir(CONFIG);
     try {
       let emit: (() => void) | undefined;
-      const base = defaultRunnerDeps(recordingLogger());
+      const base = quietDeps(recordingLogger());
       const deps: RunnerDeps = {
         ...base,
         createConfigSource: (settings, callbacks) => {
@@ -417,7 +422,11 @@ describe('sidecar startup and shutdown', function () {
   it('counts a bad config as config_load_error and still starts', async () => {
     const root = makeConfigDir('domain: test\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: fortnight\n');
     const logger = recordingLogger();
-    const running = await startRateLimitServer(loadSettings(baseEnv(root)), defaultRunnerDeps(logger));
+    let statsText = '';
+    const running = await startRateLimitServer(loadSettings(baseEnv(root)), {
+      ...defaultRunnerDeps(logger),
+      statsOutput: (text) => (statsText += text),
+    });
     try {
       expect(running.stats.counter('ratelimit.service.config_load_error').value()).to.equal(1);
       expect(running.currentConfig()).to.equal(undefined);
@@ -426,11 +435,23 @@ describe('sidecar startup and shutdown', function () {
       await running.stop();
       rmSync(root, { recursive: true, force: true });
     }
+    // USE_STATSD=false and no other sink: gostats' logging sink lines, flushed once more on stop.
+    const lines = statsText
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { logger: string; msg: string; json: Record<string, string> });
+    expect(lines.every((l) => l.logger === 'gostats.loggingsink')).to.equal(true);
+    expect(lines.map((l) => l.json)).to.deep.include({
+      name: 'ratelimit.service.config_load_error',
+      type: 'counter',
+      value: '1.000000',
+    });
+    expect(lines[lines.length - 1]?.json).to.deep.equal({ type: 'all stats', value: '0.000000' });
   });
 
   it('on SIGTERM flips health, ends health watches and stops listening', async () => {
     const root = makeConfigDir(CONFIG);
-    const running = await startRateLimitServer(loadSettings(baseEnv(root)), defaultRunnerDeps(recordingLogger()));
+    const running = await startRateLimitServer(loadSettings(baseEnv(root)), quietDeps(recordingLogger()));
     const health = new HealthClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
     try {
       const seen: number[] = [];
@@ -465,7 +486,7 @@ describe('sidecar startup and shutdown', function () {
     rmSync(path.join(root, 'config', 'config.yaml'));
     const running = await startRateLimitServer(
       loadSettings(baseEnv(root, { HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED: 'true' })),
-      defaultRunnerDeps(recordingLogger()),
+      quietDeps(recordingLogger()),
     );
     try {
       // An empty directory is a valid config with no domains: loaded, but unhealthy.
@@ -491,7 +512,7 @@ describe('sidecar startup and shutdown', function () {
     const socket = path.join(root, 'grpc.sock');
     const running = await startRateLimitServer(
       loadSettings(baseEnv(root, { GRPC_UDS: socket })),
-      defaultRunnerDeps(recordingLogger()),
+      quietDeps(recordingLogger()),
     );
     const client = new RateLimitServiceClient(`unix:${socket}`, grpc.credentials.createInsecure());
     try {
@@ -508,7 +529,7 @@ describe('sidecar startup and shutdown', function () {
     const root = makeConfigDir(CONFIG);
     const running = await startRateLimitServer(
       loadSettings(baseEnv(root, { USE_STATSD: 'false', USE_PROMETHEUS: 'true', PROMETHEUS_ADDR: '127.0.0.1:0' })),
-      defaultRunnerDeps(recordingLogger()),
+      quietDeps(recordingLogger()),
     );
     const client = new RateLimitServiceClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
     try {
@@ -557,7 +578,7 @@ describe('sidecar servers on Redis', function () {
       loadSettings(
         baseEnv(root, { BACKEND_TYPE: 'redis', REDIS_SOCKET_TYPE: 'tcp', REDIS_URL: redis.url, REDIS_TIMEOUT: '1s' }),
       ),
-      defaultRunnerDeps(recordingLogger()),
+      quietDeps(recordingLogger()),
     );
     const client = new RateLimitServiceClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
     try {
@@ -585,7 +606,7 @@ describe('sidecar servers on Redis', function () {
     }
     const refused = await startRateLimitServer(
       loadSettings(baseEnv(root, { BACKEND_TYPE: 'redis', REDIS_TYPE: 'cluster', REDIS_URL: 'a:1,b:2' })),
-      defaultRunnerDeps(recordingLogger()),
+      quietDeps(recordingLogger()),
     ).catch((e: unknown) => e);
     expect(refused).to.be.instanceOf(SettingsError);
     expect((refused as SettingsError).message).to.equal(
@@ -607,7 +628,7 @@ describe('sidecar config source choice', function () {
           FORCE_START_WITHOUT_INITIAL_CONFIG: 'true',
         }),
       ),
-      defaultRunnerDeps(recordingLogger()),
+      quietDeps(recordingLogger()),
     );
     try {
       // Nothing answers at that address, so no config arrives (the files in RUNTIME_ROOT are not read).
