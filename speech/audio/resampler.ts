@@ -1,4 +1,4 @@
-// Streaming band-limited resampler (Kaiser-windowed sinc, table-driven) for mono 16-bit PCM.
+// Streaming band-limited resampler (Kaiser-windowed sinc, polyphase) for mono 16-bit PCM.
 
 /** Converts a stream of PCM at `inputRate` to `outputRate`; output length is round(input * out / in). */
 export interface Resampler {
@@ -10,11 +10,12 @@ export interface Resampler {
 
 /** Zero crossings of the sinc on each side; more gives a steeper low-pass (and more work). */
 const ZERO_CROSSINGS = 16;
-/** Table resolution: kernel values per input sample; linear interpolation between them. */
-const TABLE_STEPS = 512;
 const KAISER_BETA = 8;
 /** Cutoff as a fraction of the lower Nyquist frequency, leaving room for the transition band. */
 const CUTOFF = 0.94;
+/** Above this many phases (an awkward rate ratio) the kernel is interpolated from a table instead. */
+const MAX_PHASES = 4096;
+const TABLE_STEPS = 512;
 
 function besselI0(x: number): number {
   let sum = 1;
@@ -26,29 +27,8 @@ function besselI0(x: number): number {
   return sum;
 }
 
-interface Kernel {
-  readonly table: Float32Array;
-  /** Half-width of the kernel in input samples. */
-  readonly halfWidth: number;
-  /** Table steps per input sample. */
-  readonly scale: number;
-}
-
-function buildKernel(inputRate: number, outputRate: number): Kernel {
-  const fc = Math.min(1, outputRate / inputRate) * CUTOFF;
-  const halfWidth = Math.ceil(ZERO_CROSSINGS / fc);
-  const size = halfWidth * TABLE_STEPS + 2;
-  const table = new Float32Array(size);
-  const i0Beta = besselI0(KAISER_BETA);
-  for (let i = 0; i < size; i += 1) {
-    const x = i / TABLE_STEPS;
-    if (x >= halfWidth) break;
-    const sinc = x === 0 ? 1 : Math.sin(Math.PI * fc * x) / (Math.PI * fc * x);
-    const r = x / halfWidth;
-    const window = besselI0(KAISER_BETA * Math.sqrt(1 - r * r)) / i0Beta;
-    table[i] = fc * sinc * window;
-  }
-  return { table, halfWidth, scale: TABLE_STEPS };
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 function clamp16(v: number): number {
@@ -56,7 +36,49 @@ function clamp16(v: number): number {
   return r > 32767 ? 32767 : r < -32768 ? -32768 : r;
 }
 
-/** Builds a resampler; equal rates give a pass-through. Throws RangeError for non-positive rates. */
+/** The low-pass kernel h(x), x in input samples, zero outside (-halfWidth, halfWidth). */
+function makeKernel(fc: number, halfWidth: number): (x: number) => number {
+  const i0Beta = besselI0(KAISER_BETA);
+  return (x) => {
+    const ax = Math.abs(x);
+    if (ax >= halfWidth) return 0;
+    const sinc = ax === 0 ? 1 : Math.sin(Math.PI * fc * ax) / (Math.PI * fc * ax);
+    const r = ax / halfWidth;
+    return (fc * sinc * besselI0(KAISER_BETA * Math.sqrt(1 - r * r))) / i0Beta;
+  };
+}
+
+/**
+ * Coefficients per phase: output sample n sits at input position t = n·M/L, between input samples; its phase is
+ * (n·M) mod L and its taps are the 2·halfWidth input samples around floor(t). For ratios with too many phases
+ * the coefficients are read from a finely sampled kernel table with linear interpolation.
+ */
+function coefficientSource(
+  kernel: (x: number) => number,
+  halfWidth: number,
+  phases: number,
+): (phase: number, fraction: number) => Float32Array {
+  const taps = 2 * halfWidth;
+  const fill = (out: Float32Array, fraction: number, h: (x: number) => number): Float32Array => {
+    for (let j = 0; j < taps; j += 1) out[j] = h(fraction + halfWidth - 1 - j);
+    return out;
+  };
+  if (phases <= MAX_PHASES) {
+    const bank = Array.from({ length: phases }, (_v, p) => fill(new Float32Array(taps), p / phases, kernel));
+    return (phase) => bank[phase] as Float32Array;
+  }
+  const table = Float32Array.from({ length: halfWidth * TABLE_STEPS + 2 }, (_v, i) => kernel(i / TABLE_STEPS));
+  const interpolated = (x: number): number => {
+    const pos = Math.abs(x) * TABLE_STEPS;
+    const i = Math.floor(pos);
+    const a = table[i] ?? 0;
+    return a + ((table[i + 1] ?? 0) - a) * (pos - i);
+  };
+  const scratch = new Float32Array(taps);
+  return (_phase, fraction) => fill(scratch, fraction, interpolated);
+}
+
+/** Builds a resampler; equal rates give a pass-through. Throws RangeError for non-positive or fractional rates. */
 export function createResampler(inputRate: number, outputRate: number): Resampler {
   if (!(inputRate > 0 && outputRate > 0) || !Number.isInteger(inputRate) || !Number.isInteger(outputRate)) {
     throw new RangeError(`bad sample rates ${inputRate} -> ${outputRate}`);
@@ -64,49 +86,57 @@ export function createResampler(inputRate: number, outputRate: number): Resample
   if (inputRate === outputRate) {
     return { process: (input) => input.slice(), flush: () => new Int16Array(0) };
   }
-  const { table, halfWidth, scale } = buildKernel(inputRate, outputRate);
-  // Input history; buf[0] is absolute input sample `bufStart`. Leading zeros centre the first outputs.
-  let buf = new Float32Array(0);
-  let bufStart = 0;
+  const g = gcd(inputRate, outputRate);
+  const up = outputRate / g; // L
+  const down = inputRate / g; // M
+  const fc = Math.min(1, outputRate / inputRate) * CUTOFF;
+  const halfWidth = Math.ceil(ZERO_CROSSINGS / fc);
+  const taps = 2 * halfWidth;
+  const coefficients = coefficientSource(makeKernel(fc, halfWidth), halfWidth, up);
+  // Input history; buf[0] is absolute input sample `bufStart`, buffered samples end at bufStart + bufLength.
+  let buf = new Float32Array(4096);
+  let bufStart = -halfWidth; // leading zeros centre the first outputs
+  let bufLength = halfWidth;
   let received = 0;
   let produced = 0;
 
-  const weight = (distance: number): number => {
-    const pos = Math.abs(distance) * scale;
-    const i = Math.floor(pos);
-    const frac = pos - i;
-    const a = table[i] ?? 0;
-    const b = table[i + 1] ?? 0;
-    return a + (b - a) * frac;
+  const append = (samples: ArrayLike<number>): void => {
+    if (bufLength + samples.length > buf.length) {
+      const next = new Float32Array(Math.max(buf.length * 2, bufLength + samples.length));
+      next.set(buf.subarray(0, bufLength));
+      buf = next;
+    }
+    for (let i = 0; i < samples.length; i += 1) buf[bufLength + i] = samples[i] ?? 0;
+    bufLength += samples.length;
   };
 
   const run = (limit: number): Int16Array => {
-    const out: number[] = [];
-    for (;;) {
-      if (produced >= limit) break;
-      // Exact rational position avoids drift over long streams.
-      const t = (produced * inputRate) / outputRate;
-      const centre = Math.floor(t);
-      if (centre + halfWidth >= bufStart + buf.length) break;
+    // Outputs whose last tap (floor(t) + halfWidth) is buffered.
+    const lastInput = bufStart + bufLength - 1 - halfWidth;
+    const available = Math.floor(((lastInput + 1) * up - 1) / down) + 1;
+    const count = Math.max(0, Math.min(limit, available) - produced);
+    const out = new Int16Array(count);
+    for (let o = 0; o < count; o += 1) {
+      const n = produced + o;
+      const position = n * down;
+      const centre = Math.floor(position / up);
+      const phase = position - centre * up;
+      const coeffs = coefficients(phase, phase / up);
+      const first = centre - halfWidth + 1 - bufStart;
       let acc = 0;
-      const from = Math.max(centre - halfWidth + 1, bufStart);
-      for (let k = from; k <= centre + halfWidth; k += 1) acc += (buf[k - bufStart] ?? 0) * weight(t - k);
-      out.push(clamp16(acc));
-      produced += 1;
+      for (let j = 0; j < taps; j += 1) acc += (buf[first + j] as number) * (coeffs[j] as number);
+      out[o] = clamp16(acc);
     }
-    const keepFrom = Math.floor((produced * inputRate) / outputRate) - halfWidth;
-    if (keepFrom > bufStart) {
-      buf = buf.slice(keepFrom - bufStart);
+    produced += count;
+    // Drop input no later output needs.
+    const keepFrom = Math.floor((produced * down) / up) - halfWidth + 1;
+    const drop = keepFrom - bufStart;
+    if (drop > 0) {
+      buf.copyWithin(0, drop, bufLength);
+      bufLength -= drop;
       bufStart = keepFrom;
     }
-    return Int16Array.from(out);
-  };
-
-  const append = (samples: ArrayLike<number>): void => {
-    const next = new Float32Array(buf.length + samples.length);
-    next.set(buf);
-    for (let i = 0; i < samples.length; i += 1) next[buf.length + i] = samples[i] ?? 0;
-    buf = next;
+    return out;
   };
 
   return {
