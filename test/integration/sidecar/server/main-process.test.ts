@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../../support/ports.js';
@@ -102,6 +103,29 @@ describe('chorus-ratelimit process', function () {
       proc.child.kill('SIGTERM');
     }
     expect(await proc.exited).to.equal(0);
+  });
+
+  it('exits 0 on SIGTERM while still waiting for Redis, and 1 with a fatal line when a port is taken', async () => {
+    const waiting = startMain(
+      await env({ BACKEND_TYPE: 'redis', REDIS_SOCKET_TYPE: 'tcp', REDIS_URL: `127.0.0.1:${await freePort()}` }),
+    );
+    await waitFor(waiting, 'connecting to redis');
+    waiting.child.kill('SIGTERM');
+    expect(await waiting.exited).to.equal(0);
+    expect(waiting.output()).to.contain('received SIGTERM during startup');
+
+    const e = await env({});
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(Number(e.PORT), '127.0.0.1', resolve));
+    try {
+      const failed = startMain(e);
+      expect(await failed.exited).to.equal(1);
+      expect(failed.output()).to.match(
+        /level=fatal msg="failed to listen for HTTP on 127\.0\.0\.1:\d+: listen EADDRINUSE/,
+      );
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
   });
 
   describe('with Redis', () => {
