@@ -204,6 +204,21 @@ describe('differential: rule matching', function () {
     await sameCounterDeltas(pair, 'mixed', before);
   });
 
+  it('edge requests: no entries, empty key, unicode, `_` joins, huge hits_addend', async () => {
+    const before = await snapshotCounters(pair);
+    await sameGrpc(pair, 'descriptor without entries', request('match', [desc([])]));
+    await sameGrpc(pair, 'empty key', request('match', [desc([['', 'v1']])]));
+    await sameGrpcRepeated(pair, 'unicode value', request('match', [desc([['keyonly', 'żółw/🐢 x']])]), 2);
+    await sameGrpc(pair, 'key with underscore', request('match', [desc([['exact_v1', '']])]));
+    await sameGrpc(pair, 'hits_addend uint32 max', request('match', [desc([['keyonly', 'huge']])], 4294967295));
+    await sameGrpc(
+      pair,
+      'per-descriptor hits above uint32',
+      request('match', [desc([['keyonly', 'huge64']], { hitsAddend: 2 ** 40 })]),
+    );
+    await sameCounterDeltas(pair, 'edge requests', before);
+  });
+
   it('unknown domain: every descriptor OK without a limit, domain_not_found per descriptor', async () => {
     const before = await snapshotCounters(pair);
     await sameGrpc(pair, 'unknown domain', request('nosuch', [desc([['exact', 'v1']]), desc([['k', 'v']])]));
