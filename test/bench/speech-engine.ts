@@ -6,6 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { silentLogger } from '../../sidecar/logger.js';
+import { createAudioEncoder } from '../../speech/audio/encoder.js';
+import { resolveOutputFormat } from '../../speech/audio/formats.js';
+import { createResampler } from '../../speech/audio/resampler.js';
 import type { SpeechEngine, SynthesisInput } from '../../speech/engine/engine.js';
 import * as sourceEngine from '../../speech/engine/espeak-engine.js';
 import { SAMPLE_TEXT } from '../integration/speech/engine/sample-text.js';
@@ -118,6 +121,31 @@ async function main(): Promise<void> {
   }
   add('RSS total (after load)', `${rssMb().toFixed(0)} MB`);
   await engine.close();
+
+  // The audio layer runs on the gateway's main thread: resampling cost per minute of audio, ffmpeg first byte.
+  const minute = Int16Array.from({ length: 22050 * 60 }, (_v, i) => Math.round(8000 * Math.sin(i / 7)));
+  for (const rate of [8000, 24000, 48000]) {
+    const resampler = createResampler(22050, rate);
+    const start = performance.now();
+    for (let i = 0; i < minute.length; i += 2206) resampler.process(minute.subarray(i, i + 2206));
+    resampler.flush();
+    const ms = performance.now() - start;
+    add(`resample 60 s of audio 22050 -> ${rate} Hz`, `${ms.toFixed(0)} ms (RTF ${(ms / 60000).toFixed(4)})`);
+  }
+  for (const id of ['mp3_24000_128', 'ogg_24000', 'aac_24000']) {
+    const firsts: number[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const encoder = createAudioEncoder(resolveOutputFormat({ outputFormat: id, route: 'stream' }));
+      const start = performance.now();
+      encoder.write(minute.subarray(0, 22050), 22050);
+      const iterator = encoder.output[Symbol.asyncIterator]();
+      await iterator.next();
+      firsts.push(performance.now() - start);
+      encoder.abort();
+      await iterator.next().catch(() => undefined);
+    }
+    add(`${id} first encoded byte (ffmpeg, 1 s written)`, `p50 ${percentile(firsts, 50).toFixed(0)} ms (10 runs)`);
+  }
 
   const width = Math.max(...rows.map(([n]) => n.length));
   console.log(
