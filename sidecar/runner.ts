@@ -6,7 +6,7 @@ import type { RateLimitConfig } from './config/types.js';
 import { createXdsConfigSource } from './xds/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { createHealth, type Health } from './health.js';
-import type { Logger } from './logger.js';
+import { silentLogger, type Logger } from './logger.js';
 import type { DecisionService } from './server/decision-service.js';
 import { startDebugServer, type RunningDebugServer } from './server/debug-server.js';
 import { startGrpcServer, type RunningGrpcServer } from './server/grpc-server.js';
@@ -115,11 +115,15 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 const TLS_REFRESH_INTERVAL_MS = 5_000;
 
 /**
- * Starts the sidecar. Unless FORCE_START_WITHOUT_INITIAL_CONFIG, resolves only after the first config event
+ * Starts the sidecar (with the production wiring and no logging when `deps` is omitted). Unless
+ * FORCE_START_WITHOUT_INITIAL_CONFIG, resolves only after the first config event
  * (a success or an error) and the servers are listening. Port 0 in the settings picks free ports.
  * @throws Error when a listener cannot be bound (everything already started is stopped first)
  */
-export async function startRateLimitServer(settings: Settings, deps: RunnerDeps): Promise<RunningRateLimitServer> {
+export async function startRateLimitServer(
+  settings: Settings,
+  deps: RunnerDeps = defaultRunnerDeps(silentLogger),
+): Promise<RunningRateLimitServer> {
   const { logger } = deps;
   const clock = deps.clock ?? systemClock;
   const graceMs = deps.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;

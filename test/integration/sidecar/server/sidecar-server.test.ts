@@ -510,9 +510,9 @@ describe('sidecar startup and shutdown', function () {
   it('serves gRPC on a unix socket when GRPC_UDS is set', async () => {
     const root = makeConfigDir(CONFIG);
     const socket = path.join(root, 'grpc.sock');
+    // deps omitted: the production wiring with no logging.
     const running = await startRateLimitServer(
-      loadSettings(baseEnv(root, { GRPC_UDS: socket })),
-      quietDeps(recordingLogger()),
+      loadSettings(baseEnv(root, { GRPC_UDS: socket, DISABLE_STATS: 'true' })),
     );
     const client = new RateLimitServiceClient(`unix:${socket}`, grpc.credentials.createInsecure());
     try {
