@@ -62,6 +62,37 @@ describe('differential: request errors, /json and /healthcheck', function () {
     );
   });
 
+  it('/json: overrides, null fields and number forms', async () => {
+    const statuses: number[] = [];
+    for (const [label, body] of [
+      [
+        'override with enum name',
+        {
+          domain: 'err',
+          descriptors: [{ entries: [{ key: 'o', value: '1' }], limit: { requestsPerUnit: 3, unit: 'DAY' } }],
+        },
+      ],
+      [
+        'override with enum number and string count',
+        {
+          domain: 'err',
+          descriptors: [{ entries: [{ key: 'o', value: '2' }], limit: { requests_per_unit: '3', unit: 4 } }],
+        },
+      ],
+      ['null descriptors', { domain: 'err', descriptors: null }],
+      [
+        'hits as string in wrapper',
+        { domain: 'err', descriptors: [{ entries: [{ key: 'k', value: 'w' }], hitsAddend: '0' }] },
+      ],
+      ['exponent hits', { domain: 'err', hitsAddend: 2, descriptors: [{ entries: [{ key: 'k', value: 'e' }] }] }],
+    ] as const) {
+      const answer = (await sameHttp(pair, label, '/json', JSON.stringify(body))) as { status: number };
+      statuses.push(answer.status);
+    }
+    // Every form parses; null descriptors is an empty list (a service error), 2 hits exceed the limit of 1.
+    expect(statuses).to.deep.equal([200, 200, 400, 200, 429]);
+  });
+
   it('/json: bad bodies and service errors are 400 Bad Request', async () => {
     for (const [label, body] of [
       ['empty body', ''],
@@ -70,6 +101,18 @@ describe('differential: request errors, /json and /healthcheck', function () {
       ['wrong type', JSON.stringify({ domain: 5 })],
       ['empty domain', JSON.stringify({ domain: '', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] })],
       ['no descriptors', JSON.stringify({ domain: 'err' })],
+      ['array body', '[]'],
+      ['null domain', JSON.stringify({ domain: null, descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] })],
+      [
+        'unknown enum',
+        JSON.stringify({ domain: 'err', descriptors: [{ entries: [{ key: 'k' }], limit: { unit: 'FOO' } }] }),
+      ],
+      ['unknown nested field', JSON.stringify({ domain: 'err', descriptors: [{ entries: [{ key: 'k', nope: 1 }] }] })],
+      ['negative hits', JSON.stringify({ domain: 'err', hitsAddend: -1, descriptors: [{ entries: [{ key: 'k' }] }] })],
+      [
+        'fractional hits',
+        JSON.stringify({ domain: 'err', hitsAddend: 1.5, descriptors: [{ entries: [{ key: 'k' }] }] }),
+      ],
     ] as const) {
       const answer = (await sameHttp(pair, label, '/json', body)) as { status: number };
       expect(answer.status, label).to.equal(400);
