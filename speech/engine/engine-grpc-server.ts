@@ -76,7 +76,13 @@ export function createEngineServer(options: EngineServerOptions): EngineServer {
       for await (const event of engine.synthesize(input)) {
         if (controller.signal.aborted) break;
         // Respect HTTP/2 flow control: wait for the client to read before producing more.
-        if (!call.write(eventToWire(event))) await new Promise<void>((resolve) => call.once('drain', resolve));
+        if (!call.write(eventToWire(event))) {
+          // A cancelled call never drains: wake up on the abort as well.
+          await new Promise<void>((resolve) => {
+            call.once('drain', resolve);
+            controller.signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+        }
       }
       if (!controller.signal.aborted) call.end();
     } catch (err) {

@@ -108,6 +108,19 @@ describe('engine server (chorus-speech-engine over gRPC)', function () {
     });
   }
 
+  it('respects flow control with a slow reader and still delivers every byte', async () => {
+    const text = SAMPLE_TEXT.repeat(2);
+    const expected = await collect(local.synthesize(input(text)));
+    const pcm: Buffer[] = [];
+    let seen = 0;
+    for await (const ev of remote.synthesize(input(text))) {
+      // Pausing early lets the server's HTTP/2 window fill, so it has to wait for 'drain'.
+      if (seen++ === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+      if (ev.type === 'audio') pcm.push(Buffer.from(ev.pcm.buffer, ev.pcm.byteOffset, ev.pcm.byteLength));
+    }
+    expect(Buffer.concat(pcm).equals(expected.pcm)).to.equal(true);
+  });
+
   it('answers grpc.health.v1 and lists the served models', async () => {
     const health = new HealthClient(address, grpc.credentials.createInsecure());
     const client = new SpeechEngineClient(address, grpc.credentials.createInsecure());
