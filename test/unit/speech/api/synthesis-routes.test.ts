@@ -221,4 +221,30 @@ describe('speech API: synthesis routes (fake engine)', function () {
     expect(parsed.comments).to.include(' keepalive');
     expect(parsed.events[parsed.events.length - 1]?.event).to.equal('speech.done');
   });
+
+  it('stops the engine when the client goes away mid-stream', async () => {
+    engine.configure({ delayPerWordMs: 50 });
+    for (const path of ['/v1/audio/stream', '/v1/audio/stream/with-timestamps']) {
+      const controller = new AbortController();
+      const res = await fetch(`${t.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'word '.repeat(400), voice_id: 'henry', output_format: 'pcm_24000' }),
+        signal: controller.signal,
+      });
+      const reader = res.body?.getReader();
+      await reader?.read();
+      controller.abort();
+      const input = engine.inputs[engine.inputs.length - 1];
+      for (let i = 0; i < 200 && input?.signal?.aborted !== true; i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect(input?.signal?.aborted, path).to.equal(true);
+    }
+    const aborted = /chorus_speech_syntheses_total\{model="tts-3.0",route="stream",outcome="aborted"\} 1/;
+    let metrics = '';
+    for (let i = 0; i < 200 && !aborted.test(metrics); i += 1) {
+      metrics = await (await fetch(`${t.url}/metrics`)).text();
+      if (!aborted.test(metrics)) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(metrics).to.match(aborted);
+  });
 });
