@@ -254,8 +254,6 @@ class SsmlReader {
       if (decoded === undefined) this.fail(`unknown entity &${name};`);
       this.pos = semi + 1;
       this.text.push({ ch: decoded, start, end: this.pos });
-    } else if (c === '>') {
-      this.fail('">" in text must be written &gt;');
     } else {
       this.pos += 1;
       this.text.push({ ch: c, start, end: this.pos });

@@ -72,6 +72,7 @@ describe('parseSpeechInput', () => {
       '<speak><say-as interpret-as="characters">abc</say-as></speak>',
       '<speak><!-- a comment -->x &#233; &#x263A;</speak>',
       '  <speak>x</speak>  ',
+      '<speak>5 > 3</speak>',
     ];
     for (const s of ok) expect(() => parseSpeechInput(s), s).not.to.throw();
   });
