@@ -219,7 +219,8 @@ export function buildOpenApiDocument(serverUrl = '/'): OpenApiDocument {
           description:
             'Scope `audio`. Models tts-3.0 and tts-3.2 only (others → 400 speech_marks_unsupported). Events: ' +
             '`speech.chunk` {audio?, speech_marks?}, `speech.done` {audio_duration_ms}, `speech.error` {error}. ' +
-            'A `: keepalive` comment every 15 s while idle. Ignore unknown event types.',
+            'A `: keepalive` comment every 15 s while idle. Ignore unknown event types. The status line waits for the ' +
+            "engine's first output: a busy engine still answers 503 JSON.",
           parameters: [...(COMMON_PARAMETERS as Json[]), ACCEPT_PARAMETER],
           requestBody: synthesisBody('stream-with-timestamps'),
           responses: {

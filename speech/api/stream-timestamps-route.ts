@@ -5,7 +5,7 @@ import { toSpeechError } from './error-conversion.js';
 import { contextOf, principalOf } from './request-context.js';
 import { onClientGone } from './response-stream.js';
 import { parseSpeechRequest } from './speech-request.js';
-import { openSse } from './sse-writer.js';
+import { openSse, type SseWriter } from './sse-writer.js';
 import { startSynthesis } from './synthesis-session.js';
 import { planSynthesis } from './synthesis-plan.js';
 
@@ -21,23 +21,29 @@ export function streamTimestampsRoute(deps: ApiDeps) {
       clientGone = true;
       session.abort();
     });
-    // Headers go out at once so that keepalives can flow while the engine queues; later failures are events.
-    const sse = openSse(res, deps.sseKeepaliveMs, { 'Tts-Audio-Content-Type': plan.format.contentType });
+    // Like /stream, the status line waits for the engine's first output, so a busy or failed engine still gets a
+    // proper error response; from then on failures are `speech.error` events and idle time gets keepalives.
+    let sse: SseWriter | undefined;
+    const open = (): SseWriter => {
+      sse ??= openSse(res, deps.sseKeepaliveMs, { 'Tts-Audio-Content-Type': plan.format.contentType });
+      return sse;
+    };
     const labels = { model: plan.model.id, route };
     try {
       for await (const out of session.outputs) {
         if (out.type === 'audio') {
-          if (out.bytes.length > 0) await sse.send('speech.chunk', { audio: out.bytes.toString('base64') });
+          if (out.bytes.length > 0) await open().send('speech.chunk', { audio: out.bytes.toString('base64') });
         } else if (out.type === 'marks') {
-          if (out.marks.length > 0) await sse.send('speech.chunk', { speech_marks: out.marks });
+          if (out.marks.length > 0) await open().send('speech.chunk', { speech_marks: out.marks });
         } else if (out.type === 'done') {
-          await sse.send('speech.done', { audio_duration_ms: out.audioDurationMs });
+          await open().send('speech.done', { audio_duration_ms: out.audioDurationMs });
         }
       }
       deps.metrics.syntheses.inc({ ...labels, outcome: 'ok' });
       deps.metrics.billableCharacters.inc(labels, plan.billableCharacters);
     } catch (err) {
       deps.metrics.syntheses.inc({ ...labels, outcome: clientGone ? 'aborted' : 'error' });
+      if (sse === undefined && !clientGone) throw err;
       if (!clientGone) {
         const error = toSpeechError(err);
         deps.metrics.streamFailures.inc({ route, code: error.code });
@@ -46,10 +52,10 @@ export function streamTimestampsRoute(deps: ApiDeps) {
           code: error.code,
           cause: String(err),
         });
-        await sse.send('speech.error', { error: { code: error.code, message: error.message } });
+        await open().send('speech.error', { error: { code: error.code, message: error.message } });
       }
     } finally {
-      sse.end();
+      sse?.end();
     }
   };
 }

@@ -196,6 +196,10 @@ describe('speech API: synthesis routes (fake engine)', function () {
     engine.configure({ failAtStart: new EngineError('overloaded', 'full') });
     const busy = await errorOf(await stream({ input: 'a b', voice_id: 'henry' }));
     expect([busy.status, busy.body.error.code]).to.deep.equal([503, 'engine_unavailable']);
+    const busySse = await sse({ input: 'a b', voice_id: 'henry' });
+    expect(busySse.headers.get('retry-after')).to.equal('1');
+    const busySseBody = await errorOf(busySse);
+    expect([busySseBody.status, busySseBody.body.error.code]).to.deep.equal([503, 'engine_unavailable']);
     engine.configure({ failAfterFirstChunk: new EngineError('internal', 'worker crashed') });
     const res = await stream({ input: 'one two three four', voice_id: 'henry', output_format: 'pcm_24000' });
     expect(res.status).to.equal(200);
