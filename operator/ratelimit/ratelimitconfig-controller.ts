@@ -14,7 +14,7 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { AdsServer, Rejection, SidecarView } from '../xds/ads-server.js';
 import type { SnapshotCache, XdsResource } from '../xds/snapshot-cache.js';
 import { parseRateLimitConfigObject } from './ratelimitconfig-parse.js';
-import { planSnapshot, type Plan } from './snapshot-planner.js';
+import { planSnapshot, type Plan, type SpecOutcome } from './snapshot-planner.js';
 import { buildStatus, sameJson, type StatusSidecar } from './status-builder.js';
 
 /** Metrics the controller reports; main.ts backs them with prom-client. */
@@ -78,6 +78,12 @@ export function createRateLimitConfigController(
   const rejections = new Map<string, { nodeId: string; version: string; message: string; time: string }>();
   let plan: Plan | undefined;
   let objects = new Map<string, RateLimitConfigObject>();
+  /** Parsed form of each watched object; the informer keeps an object until an event replaces it. */
+  const parsed = new WeakMap<Record<string, unknown>, RateLimitConfigObject>();
+  /** Spec-only planning results per CR, reused across plans (see PlanInput.memo). */
+  const specMemo = new Map<string, SpecOutcome>();
+  /** Set when something other than the objects (quarantine, sidecar features) asks for a new plan. */
+  let replanWanted = true;
   let reconcileQueued = false;
   let featureSignature = '';
   let statusTimer: NodeJS.Timeout | undefined;
@@ -103,23 +109,37 @@ export function createRateLimitConfigController(
     const next = new Map<string, RateLimitConfigObject>();
     for (const informer of informers) {
       for (const raw of informer.items().values()) {
-        try {
-          const obj = parseRateLimitConfigObject(raw);
-          next.set(resourceKey(obj.namespace, obj.name), obj);
-        } catch (err) {
-          logger.warn('ignoring an object without metadata', { error: (err as Error).message });
+        let obj = parsed.get(raw);
+        if (obj === undefined) {
+          try {
+            obj = parseRateLimitConfigObject(raw);
+          } catch (err) {
+            logger.warn('ignoring an object without metadata', { error: (err as Error).message });
+            continue;
+          }
+          parsed.set(raw, obj);
         }
+        next.set(resourceKey(obj.namespace, obj.name), obj);
       }
     }
+    // Status writes come back as watch events; re-planning N CRs for each of them made N writes cost O(N²).
+    const planChanged = replanWanted || plan === undefined || changesPlan(objects, next);
     objects = next;
+    if (!planChanged) {
+      scheduleStatus();
+      return;
+    }
+    replanWanted = false;
     for (const key of [...quarantine.keys()]) if (!objects.has(key)) quarantine.delete(key);
     for (const key of [...rejections.keys()]) if (!objects.has(key)) rejections.delete(key);
+    for (const key of [...specMemo.keys()]) if (!objects.has(key)) specMemo.delete(key);
     plan = planSnapshot({
       objects: [...objects.values()],
       globalNamespaces: settings.globalNamespaces,
       quarantine,
       sidecars: ads.sidecars(),
       maxResourceBytes: settings.maxResourceBytes,
+      memo: specMemo,
       ...(deps.loadCheck !== undefined ? { loadCheck: deps.loadCheck } : {}),
     });
     cache.setResources(plan.resources);
@@ -134,6 +154,22 @@ export function createRateLimitConfigController(
     deps.metrics?.reconciled(clock.nowMs() - started, plan.resources.length, bytes);
     logger.debug('reconciled', { objects: objects.size, served: plan.resources.length });
     scheduleStatus();
+  }
+
+  /** Whether the plan can differ: a CR came, went, or changed spec (generation) or identity (uid). */
+  function changesPlan(
+    before: ReadonlyMap<string, RateLimitConfigObject>,
+    after: ReadonlyMap<string, RateLimitConfigObject>,
+  ): boolean {
+    if (before.size !== after.size) return true;
+    for (const [key, obj] of after) {
+      const old = before.get(key);
+      if (old === undefined || old.uid !== obj.uid || old.generation !== obj.generation || obj.generation === 0) {
+        return true;
+      }
+      if (old.creationTimestamp !== obj.creationTimestamp) return true;
+    }
+    return false;
   }
 
   function scheduleStatus(): void {
@@ -244,6 +280,7 @@ export function createRateLimitConfigController(
       if (quarantine.get(name)?.contentHash === contentHash) return;
       logger.warn('quarantining a config a sidecar rejected', { cr: name, message: rejection.message });
       quarantine.set(name, { contentHash, message: rejection.message });
+      replanWanted = true;
       queueReconcile();
     },
     handleSidecarsChanged() {
@@ -256,6 +293,7 @@ export function createRateLimitConfigController(
         .join(';');
       if (signature !== featureSignature) {
         featureSignature = signature;
+        replanWanted = true;
         queueReconcile();
       } else scheduleStatus();
     },

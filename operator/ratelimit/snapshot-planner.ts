@@ -39,6 +39,22 @@ export interface PlanInput {
    * Optional so the planner can run without it in unit tests.
    */
   readonly loadCheck?: (resource: XdsResource, spec: RateLimitConfigSpec) => string | undefined;
+  /**
+   * Per-CR results of the spec-only steps (validate, encode, load check) from earlier plans; the planner reads and
+   * refreshes it. An entry is reused while the CR's uid and generation are unchanged (the API server bumps
+   * generation on every spec change), so a re-plan after status-only updates does not re-encode every CR.
+   */
+  readonly memo?: Map<string, SpecOutcome>;
+}
+
+/** What one CR's spec alone decides; see PlanInput.memo. */
+export interface SpecOutcome {
+  readonly uid: string;
+  readonly generation: number;
+  /** Why the spec is invalid; undefined when it validated and loaded. */
+  readonly invalid: string | undefined;
+  readonly resource: XdsResource | undefined;
+  readonly needed: ReadonlySet<SidecarFeature>;
 }
 
 export interface Plan {
@@ -52,6 +68,32 @@ function compareAge(a: RateLimitConfigObject, b: RateLimitConfigObject): number 
   const ka = resourceKey(a.namespace, a.name);
   const kb = resourceKey(b.namespace, b.name);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** The spec-only steps for one CR, from the memo when its uid and generation match. */
+function specOutcome(obj: RateLimitConfigObject, input: PlanInput): SpecOutcome {
+  const key = resourceKey(obj.namespace, obj.name);
+  const known = input.memo?.get(key);
+  // generation 0 means the object carried none (not from an API server): never reuse then.
+  if (known !== undefined && obj.generation > 0 && known.uid === obj.uid && known.generation === obj.generation) {
+    return known;
+  }
+  const outcome = computeSpecOutcome(obj, input.loadCheck);
+  input.memo?.set(key, outcome);
+  return outcome;
+}
+
+function computeSpecOutcome(obj: RateLimitConfigObject, loadCheck: PlanInput['loadCheck']): SpecOutcome {
+  const base = { uid: obj.uid, generation: obj.generation, needed: new Set<SidecarFeature>() };
+  if (obj.spec === undefined) return { ...base, invalid: obj.parseError, resource: undefined };
+  const problems = validateSpec(obj.spec);
+  if (problems.length > 0) {
+    return { ...base, invalid: problems.map((p) => `${p.path}: ${p.message}`).join('; '), resource: undefined };
+  }
+  const resource = buildXdsResource(obj.namespace, obj.name, obj.spec);
+  const loadError = loadCheck?.(resource, obj.spec);
+  if (loadError !== undefined) return { ...base, invalid: loadError, resource: undefined };
+  return { ...base, invalid: undefined, resource, needed: usedFeatures(obj.spec) };
 }
 
 export function planSnapshot(input: PlanInput): Plan {
@@ -72,23 +114,18 @@ export function planSnapshot(input: PlanInput): Plan {
   const overlaps = (a: string, b: string): boolean => a === b || globals.has(a) || globals.has(b);
 
   const winners: { obj: RateLimitConfigObject; domain: string; resource: XdsResource }[] = [];
+  /** Winners by domain, so the conflict check stays linear in the number of CRs. */
+  const winnersByDomain = new Map<string, { obj: RateLimitConfigObject }[]>();
+  /** Only sidecars that declare features can lack one (D6). */
+  const declaring = input.sidecars.filter((s) => s.features !== undefined);
   for (const obj of [...input.objects].sort(compareAge)) {
     const key = resourceKey(obj.namespace, obj.name);
-    if (obj.spec === undefined) {
-      reject(key, 'Invalid', obj.parseError, undefined);
+    const outcome = specOutcome(obj, input);
+    if (outcome.invalid !== undefined || outcome.resource === undefined || obj.spec === undefined) {
+      reject(key, 'Invalid', outcome.invalid ?? obj.parseError, undefined);
       continue;
     }
-    const problems = validateSpec(obj.spec);
-    if (problems.length > 0) {
-      reject(key, 'Invalid', problems.map((p) => `${p.path}: ${p.message}`).join('; '), undefined);
-      continue;
-    }
-    const resource = buildXdsResource(obj.namespace, obj.name, obj.spec);
-    const loadError = input.loadCheck?.(resource, obj.spec);
-    if (loadError !== undefined) {
-      reject(key, 'Invalid', loadError, undefined);
-      continue;
-    }
+    const resource = outcome.resource;
     if (resource.any.value.length > input.maxResourceBytes) {
       reject(
         key,
@@ -98,10 +135,9 @@ export function planSnapshot(input: PlanInput): Plan {
       );
       continue;
     }
-    const needed = usedFeatures(obj.spec);
-    const lacking = input.sidecars.filter(
+    const needed = outcome.needed;
+    const lacking = declaring.filter(
       (s) =>
-        s.features !== undefined &&
         (globals.has(obj.namespace) || s.scope === obj.namespace) &&
         [...needed].some((f: SidecarFeature) => !s.features?.has(f)),
     );
@@ -115,7 +151,8 @@ export function planSnapshot(input: PlanInput): Plan {
       );
       continue;
     }
-    const earlier = winners.find((w) => w.domain === obj.spec?.domain && overlaps(w.obj.namespace, obj.namespace));
+    const sameDomain = winnersByDomain.get(obj.spec.domain) ?? [];
+    const earlier = sameDomain.find((w) => overlaps(w.obj.namespace, obj.namespace));
     if (earlier !== undefined) {
       reject(
         key,
@@ -126,6 +163,8 @@ export function planSnapshot(input: PlanInput): Plan {
       continue;
     }
     winners.push({ obj, domain: obj.spec.domain, resource });
+    sameDomain.push({ obj });
+    winnersByDomain.set(obj.spec.domain, sameDomain);
     const quarantined = input.quarantine.get(key);
     const isQuarantined = quarantined !== undefined && quarantined.contentHash === resource.contentHash;
     verdicts.set(key, {
