@@ -27,6 +27,7 @@ import { SettingsError } from './settings/settings-error.js';
 import type { RedisInstanceSettings, Settings } from './settings/settings.js';
 import { createRateLimitStatsCache } from './stats/rate-limit-stats.js';
 import { createPrometheusExporter, startPrometheusServer, type RunningPrometheusServer } from './stats/prometheus.js';
+import { startDogStatsdSink } from './stats/dogstatsd-sink.js';
 import { startLoggingSink } from './stats/logging-sink.js';
 import { startStatsdSink, type StatsdSink } from './stats/statsd-sink.js';
 import { StatsStore } from './stats/stats-store.js';
@@ -172,6 +173,16 @@ export async function startRateLimitServer(
       // No sink chosen: upstream's gostats falls back to printing every flush (JSON lines on standard error).
       const logging = startLoggingSink(stats, { flushIntervalMs: sinks.flushIntervalMs, write: deps.statsOutput });
       cleanups.push(async () => logging.stop());
+    }
+    if (!sinks.disableStats && sinks.useDogStatsd) {
+      const dog = startDogStatsdSink(stats, {
+        host: sinks.statsdHost,
+        port: sinks.statsdPort,
+        flushIntervalMs: sinks.flushIntervalMs,
+        mogrifiers: sinks.dogStatsdMogrifiers,
+        logger,
+      });
+      cleanups.push(() => dog.stop());
     }
     if (!settings.stats.disableStats && settings.stats.useStatsd) {
       sink = startStatsdSink(stats, {
@@ -320,9 +331,6 @@ export async function startRateLimitServer(
 /** Warnings for settings this build parses but cannot honour yet. */
 export function checkSupported(settings: Settings): string[] {
   const warnings: string[] = [];
-  if (settings.stats.useDogStatsd && !settings.stats.disableStats) {
-    warnings.push('USE_DOG_STATSD is not supported by this build yet: no stats are sent');
-  }
   if (settings.stats.prometheusMapperYaml !== '') {
     warnings.push('PROMETHEUS_MAPPER_YAML is not supported by this build yet: the default mapping is used');
   }

@@ -375,13 +375,28 @@ function readConfigSource(r: EnvReader): ConfigSourceSettings {
 function readMogrifiers(r: EnvReader): DogStatsdMogrifier[] {
   return r.list('USE_DOG_STATSD_MOGRIFIERS').map((name) => {
     const prefix = `DOG_STATSD_MOGRIFIER_${name}_`;
+    // Upstream refuses a mogrifier without PATTERN or NAME and tags with an empty key or value.
     const pattern = r.string(prefix + 'PATTERN', '');
+    if (pattern === '') throw invalidValue(prefix + 'PATTERN', pattern, `a regular expression for mogrifier ${name}`);
     try {
       new RegExp(pattern);
     } catch {
       throw invalidValue(prefix + 'PATTERN', pattern, 'a regular expression');
     }
-    return { name, pattern, metricName: r.string(prefix + 'NAME', ''), tags: r.map(prefix + 'TAGS') };
+    const metricName = r.string(prefix + 'NAME', '');
+    if (metricName === '')
+      throw invalidValue(prefix + 'NAME', metricName, `a metric name (may use $1…) for mogrifier ${name}`);
+    const tags = r.map(prefix + 'TAGS');
+    for (const [key, value] of Object.entries(tags)) {
+      if (key === '' || value === '') {
+        throw invalidValue(
+          prefix + 'TAGS',
+          r.string(prefix + 'TAGS', ''),
+          'a map k1:v1,k2:v2 with non-empty keys and values',
+        );
+      }
+    }
+    return { name, pattern, metricName, tags };
   });
 }
 

@@ -3,6 +3,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import dgram from 'node:dgram';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -612,6 +613,51 @@ describe('sidecar servers on Redis', function () {
     expect((refused as SettingsError).message).to.equal(
       'REDIS_TYPE=cluster is not supported by this build yet: use single or sentinel',
     );
+  });
+});
+
+describe('sidecar DogStatsD sink', function () {
+  this.timeout(30_000);
+
+  it('sends counters with EXTRA_TAGS and mogrifier tags as DogStatsD lines over UDP', async () => {
+    const root = makeConfigDir(CONFIG);
+    const udp = dgram.createSocket('udp4');
+    let received = '';
+    udp.on('message', (m) => (received += m.toString() + '\n'));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    const running = await startRateLimitServer(
+      loadSettings(
+        baseEnv(root, {
+          USE_STATSD: 'false',
+          USE_DOG_STATSD: 'true',
+          STATSD_HOST: '127.0.0.1',
+          STATSD_PORT: String(udp.address().port),
+          STATS_FLUSH_INTERVAL: '50ms',
+          EXTRA_TAGS: 'env:test',
+          USE_DOG_STATSD_MOGRIFIERS: 'RL',
+          DOG_STATSD_MOGRIFIER_RL_PATTERN: '^ratelimit\\.service\\.rate_limit\\.([^.]+)\\.(.*)\\.([^.]+)$',
+          DOG_STATSD_MOGRIFIER_RL_NAME: 'ratelimit.service.rate_limit.$3',
+          DOG_STATSD_MOGRIFIER_RL_TAGS: 'domain:$1,descriptor:$2',
+        }),
+      ),
+      quietDeps(recordingLogger()),
+    );
+    const client = new RateLimitServiceClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
+    try {
+      await call(client, request('test', [['key1', 'value1']]));
+      const deadline = Date.now() + 10_000;
+      while (!received.includes('total_hits') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(received).to.contain(
+        'ratelimit.service.rate_limit.total_hits:1|c|#env:test,domain:test,descriptor:key1_value1\n',
+      );
+      expect(received).to.match(/^ratelimit_server\.ShouldRateLimit\.total_requests:1\|c\|#env:test$/m);
+      expect(received).to.match(/^ratelimit_server\.ShouldRateLimit\.response_time:\d+\|ms\|#env:test$/m);
+    } finally {
+      client.close();
+      await running.stop();
+      udp.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -253,3 +253,24 @@ describe('loadSettings', () => {
     expect(s.warnings.join('\n')).to.contain('REDIS_POOL_ON_EMPTY_BEHAVIOR=block is unknown; using WAIT');
   });
 });
+
+describe('loadSettings: DogStatsD mogrifiers', () => {
+  it('refuses a mogrifier without pattern or name, or with an empty tag', () => {
+    const base = { USE_STATSD: 'false', USE_DOG_STATSD: 'true', USE_DOG_STATSD_MOGRIFIERS: 'A' };
+    expect(errorOf({ ...base, DOG_STATSD_MOGRIFIER_A_NAME: 'x' }).message).to.equal(
+      'invalid value "" for DOG_STATSD_MOGRIFIER_A_PATTERN: expected a regular expression for mogrifier A',
+    );
+    expect(errorOf({ ...base, DOG_STATSD_MOGRIFIER_A_PATTERN: '^a' }).variable).to.equal('DOG_STATSD_MOGRIFIER_A_NAME');
+    expect(
+      errorOf({ ...base, DOG_STATSD_MOGRIFIER_A_PATTERN: '(', DOG_STATSD_MOGRIFIER_A_NAME: 'x' }).message,
+    ).to.equal('invalid value "(" for DOG_STATSD_MOGRIFIER_A_PATTERN: expected a regular expression');
+    expect(
+      errorOf({
+        ...base,
+        DOG_STATSD_MOGRIFIER_A_PATTERN: '^a',
+        DOG_STATSD_MOGRIFIER_A_NAME: 'x',
+        DOG_STATSD_MOGRIFIER_A_TAGS: 'k:',
+      }).variable,
+    ).to.equal('DOG_STATSD_MOGRIFIER_A_TAGS');
+  });
+});
