@@ -1,3 +1,4 @@
+// The /json codec: strict proto3 JSON requests in, proto3 JSON responses out.
 import { expect } from 'chai';
 import { decodeJsonRequest, findDuplicateKey, JsonRequestError } from '../../../../sidecar/server/json-request.js';
 import { durationToJson, encodeJsonResponse } from '../../../../sidecar/server/json-response.js';

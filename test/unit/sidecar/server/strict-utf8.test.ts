@@ -1,3 +1,4 @@
+// The byte-level UTF-8 check of RateLimitRequest strings.
 import { expect } from 'chai';
 import { RateLimitRequest } from '../../../../proto/gen/envoy/service/ratelimit/v3/rls.js';
 import { checkRateLimitRequestUtf8, WireFormatError } from '../../../../sidecar/server/strict-utf8.js';

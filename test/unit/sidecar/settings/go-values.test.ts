@@ -1,3 +1,4 @@
+// Parsers for Go value syntax (strconv, time.ParseDuration, envconfig maps and lists).
 import { expect } from 'chai';
 import {
   parseGoBool,

@@ -1,3 +1,4 @@
+// The winston logger: logrus text lines, upstream JSON lines, level filtering, credential masking.
 import { expect } from 'chai';
 import { PassThrough } from 'node:stream';
 import { createLogger, maskCredentials } from '../../../../sidecar/logging.js';

@@ -1,3 +1,4 @@
+// loadSettings: defaults, KV_/MC_ aliases, one-line errors, incompatible combinations.
 import { expect } from 'chai';
 import { loadSettings } from '../../../../sidecar/settings/settings.js';
 import { SettingsError } from '../../../../sidecar/settings/settings-error.js';
