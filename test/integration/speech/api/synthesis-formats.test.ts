@@ -125,6 +125,13 @@ describe('speech gateway with the real engine: formats, marks, SSE', function ()
     requireBinary('ffprobe', 'install ffmpeg (apt-get install -y ffmpeg)');
     requireBinary('ffmpeg', 'install ffmpeg (apt-get install -y ffmpeg)');
     t = await startTestGateway({ engine: createEspeakEngine({ workers: 1, logger: silentLogger }) });
+    // The reference timeline for the streaming cases (the engine is deterministic), independent of test order.
+    const res = await postJson(`${t.url}/v1/audio/speech`, t.ownerKey, {
+      input: TEXT,
+      voice_id: 'henry',
+      audio_format: 'pcm',
+    });
+    marksEndMs = ((await res.json()) as { speech_marks: MarkNode }).speech_marks.end_time;
   });
   after(async () => {
     await t?.close();
@@ -148,7 +155,7 @@ describe('speech gateway with the real engine: formats, marks, SSE', function ()
     expect(body.speech_marks.chunks.map((c) => c.type)).to.deep.equal(['sentence', 'sentence']);
     const audio = probe(Buffer.from(body.audio_data, 'base64'));
     expect(audio).to.include({ codec: 'pcm_s16le', sampleRate: 24000, channels: 1 });
-    marksEndMs = body.speech_marks.end_time;
+    expect(body.speech_marks.end_time).to.equal(marksEndMs);
     expectCompleteMarks(TEXT, flattenWords(body.speech_marks), audio.durationMs);
     expectDuration(audio.durationMs, marksEndMs, 'wav');
   });
