@@ -3,7 +3,7 @@ import os from 'node:os';
 import { systemClock } from '../sidecar/clock.js';
 import { createLogger } from '../sidecar/logging.js';
 import { createKubeClient } from './kube/kube-client.js';
-import { loadKubeConnection } from './kube/kube-config.js';
+import { loadKubeConfig } from './kube/kube-config.js';
 import { loadOperatorSettings, SettingsError } from './operator-settings.js';
 import { startOperator } from './operator.js';
 import { sidecarLoadCheck } from './ratelimit/sidecar-load-check.js';
@@ -23,7 +23,7 @@ async function main(): Promise<number> {
   const logger = createLogger({ level: settings.logLevel, format: settings.logFormat });
   let operator;
   try {
-    const kube = createKubeClient(loadKubeConnection(settings.kubeconfig, process.env));
+    const kube = createKubeClient(loadKubeConfig(settings.kubeconfig, process.env));
     logger.info('starting chorus-operator', { apiServer: kube.server, pod: settings.podName });
     operator = await startOperator(settings, { kube, logger, clock: systemClock, loadCheck: sidecarLoadCheck });
   } catch (err) {

@@ -1,7 +1,12 @@
-// A thin Kubernetes REST client: JSON requests and line-delimited watches over node:https with the loaded connection.
+// The operator's Kubernetes REST client: JSON requests and watches, authenticated and TLS-configured by a KubeConfig.
+// Auth + TLS (tokens, token files, client certs, exec and auth-provider users, in-cluster) come from
+// @kubernetes/client-node (KubeConfig.applyToHTTPSOptions); watches use its Watch. Requests stay on node:https because
+// the package's generated APIs are per-type (we need generic paths for CRs, status, leases and pods, with merge-patch)
+// and it creates a new agent, thus a new TLS connection, for every request; status writes of thousands of CRs need
+// keep-alive.
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConnection } from './kube-config.js';
 
 /** A non-2xx answer from the API server; `status` is the HTTP status, `reason` the Status object's reason. */
 export class KubeApiError extends Error {
@@ -32,7 +37,7 @@ export interface KubeClient {
   readonly server: string;
   /**
    * One JSON request. Resolves with the parsed body of a 2xx answer.
-   * @throws KubeApiError on any other status; a network error as it comes.
+   * @throws KubeApiError on any other status; a network or authentication (e.g. exec plugin) error as it comes.
    */
   request(
     method: string,
@@ -43,60 +48,65 @@ export interface KubeClient {
   ): Promise<Record<string, unknown>>;
   /**
    * Streams watch events of `path` (which must carry `watch=1`) until the server closes the stream (resolves)
-   * or the request fails (rejects with KubeApiError or a network error). `signal` aborts it (resolves).
+   * or the request fails (rejects with KubeApiError or a network error). An `onEvent` that throws ends the watch
+   * with that error. `signal` aborts it (resolves).
    */
   watch(path: string, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void>;
 }
 
-export function createKubeClient(conn: KubeConnection): KubeClient {
-  const base = new URL(conn.server);
-  const transport = base.protocol === 'http:' ? http : https;
-  const agent =
-    base.protocol === 'http:'
-      ? undefined
-      : new https.Agent({
-          keepAlive: true,
-          ...(conn.ca !== undefined ? { ca: conn.ca } : {}),
-          ...(conn.cert !== undefined ? { cert: conn.cert } : {}),
-          ...(conn.key !== undefined ? { key: conn.key } : {}),
-          ...(conn.tlsServerName !== undefined ? { servername: conn.tlsServerName } : {}),
-          rejectUnauthorized: !conn.insecureSkipTlsVerify,
-        });
+/** The TLS material an agent was made for; a new agent is needed when it changes (e.g. an exec plugin's new cert). */
+interface AgentEntry {
+  readonly agent: http.Agent;
+  readonly material: readonly unknown[];
+}
 
-  async function open(
-    method: string,
-    path: string,
-    body: string | undefined,
-    contentType: string,
-    signal?: AbortSignal,
-    accept = 'application/json',
-  ): Promise<http.IncomingMessage> {
-    const options: https.RequestOptions = {
-      method,
+function sameMaterial(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.every((x, i) => {
+    const y = b[i];
+    if (Buffer.isBuffer(x) && Buffer.isBuffer(y)) return x.equals(y);
+    return x === y;
+  });
+}
+
+/**
+ * @throws KubeConfigError-like Error when the configuration has no current cluster (kube-config.ts checks it first).
+ */
+export function createKubeClient(kc: KubeConfig): KubeClient {
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new Error('kubeconfig has no current cluster');
+  const base = new URL(cluster.server);
+  const plain = base.protocol === 'http:';
+  const transport = plain ? http : https;
+  let cached: AgentEntry | undefined;
+
+  /** Request options with auth headers and TLS from the KubeConfig, on a keep-alive agent reused while TLS is unchanged. */
+  async function options(method: string, path: string, headers: Record<string, string>): Promise<https.RequestOptions> {
+    const opts: https.RequestOptions = { method, headers: { ...headers } };
+    await kc.applyToHTTPSOptions(opts);
+    // Behind a proxy the package's own (proxy) agent is needed; it is made per request there.
+    if (!cluster?.proxyUrl) {
+      const material = [opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized];
+      if (cached === undefined || !sameMaterial(cached.material, material)) {
+        cached?.agent.destroy();
+        const agentOptions: https.AgentOptions = {
+          keepAlive: true,
+          ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
+          ...(opts.cert !== undefined ? { cert: opts.cert } : {}),
+          ...(opts.key !== undefined ? { key: opts.key } : {}),
+          ...(opts.servername !== undefined ? { servername: opts.servername } : {}),
+          ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
+        };
+        cached = { agent: plain ? new http.Agent({ keepAlive: true }) : new https.Agent(agentOptions), material };
+      }
+      opts.agent = cached.agent;
+    }
+    return {
+      ...opts,
       protocol: base.protocol,
       hostname: base.hostname,
       port: base.port,
       path: `${base.pathname.replace(/\/$/, '')}${path}`,
-      headers: {
-        Accept: accept,
-        ...(body !== undefined ? { 'Content-Type': contentType } : {}),
-        ...(conn.token() !== '' ? { Authorization: `Bearer ${conn.token()}` } : {}),
-      },
-      ...(conn.basicAuth !== undefined ? { auth: conn.basicAuth } : {}),
-      ...(agent !== undefined ? { agent } : {}),
     };
-    return new Promise((resolve, reject) => {
-      const req = transport.request(options, (res) => {
-        // Aborting a watch destroys the response too; the reader sees it through iteration, not as an event.
-        res.on('error', () => undefined);
-        resolve(res);
-      });
-      req.on('error', reject);
-      // Not the `signal` request option: its AbortError escaped as an uncaught event on Node 20 in tests.
-      signal?.addEventListener('abort', () => req.destroy(), { once: true });
-      if (body !== undefined) req.write(body);
-      req.end();
-    });
   }
 
   async function readAll(res: http.IncomingMessage): Promise<string> {
@@ -114,48 +124,70 @@ export function createKubeClient(conn: KubeConnection): KubeClient {
     }
   }
 
+  const watcher = new Watch(kc);
+
   return {
-    server: conn.server,
+    server: cluster.server,
     async request(method, path, body, contentType = 'application/json', accept = 'application/json') {
-      const res = await open(
-        method,
-        path,
-        body === undefined ? undefined : JSON.stringify(body),
-        contentType,
-        undefined,
-        accept,
-      );
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const opts = await options(method, path, {
+        Accept: accept,
+        ...(payload !== undefined ? { 'Content-Type': contentType } : {}),
+      });
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = transport.request(opts, resolve);
+        req.on('error', reject);
+        req.end(payload);
+      });
       const text = await readAll(res);
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) throw apiError(status, text);
       return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
     },
     async watch(path, onEvent, signal) {
-      let res: http.IncomingMessage;
-      try {
-        res = await open('GET', path, undefined, '', signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status >= 300) throw apiError(status, await readAll(res));
-      let buffered = '';
-      try {
-        for await (const chunk of res) {
-          buffered += (chunk as Buffer).toString('utf8');
-          let newline = buffered.indexOf('\n');
-          while (newline >= 0) {
-            const line = buffered.slice(0, newline).trim();
-            buffered = buffered.slice(newline + 1);
-            if (line !== '') onEvent(JSON.parse(line) as WatchEvent);
-            newline = buffered.indexOf('\n');
+      const url = new URL(path, 'http://placeholder');
+      const query: Record<string, string> = {};
+      for (const [k, v] of url.searchParams) if (k !== 'watch') query[k] = v;
+      if (signal.aborted) return;
+      await new Promise<void>((resolve, reject) => {
+        let failure: unknown;
+        let controller: AbortController | undefined;
+        let finished = false;
+        const onAbort = (): void => controller?.abort();
+        const done = (err: unknown): void => {
+          if (finished) return;
+          finished = true;
+          signal.removeEventListener('abort', onAbort);
+          if (failure !== undefined) reject(failure);
+          else if (signal.aborted || err === null || err === undefined) resolve();
+          else {
+            // The package's Watch reports a non-200 answer as an Error with statusCode (the body is not read).
+            const status = (err as { statusCode?: unknown }).statusCode;
+            reject(typeof status === 'number' ? new KubeApiError(status, '', (err as Error).message) : err);
           }
-        }
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
+        };
+        watcher
+          .watch(
+            url.pathname,
+            query,
+            (type: string, object: unknown) => {
+              if (failure !== undefined) return;
+              try {
+                onEvent({ type: type as WatchEvent['type'], object: (object ?? {}) as Record<string, unknown> });
+              } catch (err) {
+                // The package swallows callback errors; stop the watch ourselves and report this one.
+                failure = err;
+                controller?.abort();
+              }
+            },
+            done,
+          )
+          .then((c) => {
+            controller = c;
+            if (signal.aborted || failure !== undefined) c.abort();
+            else signal.addEventListener('abort', onAbort, { once: true });
+          }, done);
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
-// Where and how to reach the API server: in-cluster service account, or a kubeconfig file (token and client-cert users).
-// Own loader because @kubernetes/client-node 2.0.1 cannot be imported on Node 20 (its undici 8 needs zlib zstd, Node ≥ 22).
+// Where and how to reach the API server: @kubernetes/client-node's KubeConfig (kubeconfig files or in-cluster), checked once.
+// Pinned to 1.4.0: 2.x cannot be imported on Node 20 (its bundled undici needs zlib zstd, Node ≥ 22).
+import { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,117 +14,109 @@ export class KubeConfigError extends Error {
   }
 }
 
-export interface KubeConnection {
-  /** e.g. https://10.0.0.1:443 */
-  readonly server: string;
-  readonly ca: Buffer | undefined;
-  readonly cert: Buffer | undefined;
-  readonly key: Buffer | undefined;
-  readonly insecureSkipTlsVerify: boolean;
-  /** Expected server name when it differs from the host in `server`; undefined otherwise. */
-  readonly tlsServerName: string | undefined;
-  /** The bearer token for the next request ('' for none); re-read from file because projected tokens rotate. */
-  token(): string;
-  /** Basic auth `user:password`, or undefined. */
-  readonly basicAuth: string | undefined;
-}
-
-const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-
-function fileTokenReader(file: string): () => string {
-  let cached = '';
-  let readAtMs = 0;
-  return () => {
-    if (Date.now() - readAtMs > 60_000) {
-      cached = readFileSync(file, 'utf8').trim();
-      readAtMs = Date.now();
-    }
-    return cached;
-  };
-}
-
-function dataOrFile(data: unknown, file: unknown, baseDir: string): Buffer | undefined {
-  if (typeof data === 'string' && data !== '') return Buffer.from(data, 'base64');
-  if (typeof file === 'string' && file !== '') return readFileSync(path.resolve(baseDir, file));
-  return undefined;
-}
-
-type Named = {
-  name?: string;
-  cluster?: Record<string, unknown>;
-  user?: Record<string, unknown>;
-  context?: Record<string, unknown>;
-};
-
-/** The in-cluster connection (service account), or undefined when not running in a pod. */
-export function inClusterConnection(env: Readonly<Record<string, string | undefined>>): KubeConnection | undefined {
-  const host = env.KUBERNETES_SERVICE_HOST;
-  const port = env.KUBERNETES_SERVICE_PORT;
-  if (!host || !port) return undefined;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
-  return {
-    server: `https://${hostPart}:${port}`,
-    ca: readFileSync(path.join(SA_DIR, 'ca.crt')),
-    cert: undefined,
-    key: undefined,
-    insecureSkipTlsVerify: false,
-    tlsServerName: undefined,
-    token: fileTokenReader(path.join(SA_DIR, 'token')),
-    basicAuth: undefined,
-  };
-}
+type Authenticator = Parameters<KubeConfig['addAuthenticator']>[0];
 
 /**
- * The current context of a kubeconfig file.
- * @throws KubeConfigError for a missing context/cluster/user or an unsupported auth method (exec, auth-provider).
+ * kubectl's `tokenFile` user field. The package reads only `token-file`, once at load, without trimming; client-go
+ * re-reads the file because projected tokens rotate, so this does too (at most once a minute, trimmed).
  */
-export function kubeconfigConnection(file: string): KubeConnection {
-  let doc: Record<string, unknown>;
+function tokenFileAuthenticator(files: ReadonlyMap<string, string>, nowMs: () => number): Authenticator {
+  const cache = new Map<string, { token: string; readAtMs: number }>();
+  return {
+    isAuthProvider: (user) => files.has(user.name) && !user.token,
+    applyAuthentication(user, opts) {
+      const file = files.get(user.name);
+      if (file === undefined) return Promise.resolve();
+      let entry = cache.get(file);
+      if (entry === undefined || nowMs() - entry.readAtMs > 60_000) {
+        entry = { token: readFileSync(file, 'utf8').trim(), readAtMs: nowMs() };
+        cache.set(file, entry);
+      }
+      opts.headers = { ...opts.headers, Authorization: `Bearer ${entry.token}` };
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Users of one kubeconfig file that name a `tokenFile`, resolved against the file's directory. */
+function tokenFilesOf(file: string, text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const doc = parse(text) as { users?: { name?: unknown; user?: { tokenFile?: unknown } }[] } | null;
+  for (const entry of Array.isArray(doc?.users) ? doc.users : []) {
+    const tokenFile = entry?.user?.tokenFile;
+    if (typeof entry?.name === 'string' && typeof tokenFile === 'string' && tokenFile !== '') {
+      found.set(entry.name, path.resolve(path.dirname(file), tokenFile));
+    }
+  }
+  return found;
+}
+
+function loadFile(file: string, tokenFiles: Map<string, string>): KubeConfig {
+  const kc = new KubeConfig();
   try {
-    doc = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const text = readFileSync(file, 'utf8');
+    kc.loadFromString(text);
+    kc.makePathsAbsolute(path.dirname(file));
+    for (const [user, tokenFile] of tokenFilesOf(file, text)) tokenFiles.set(user, tokenFile);
   } catch (err) {
     throw new KubeConfigError(`cannot read kubeconfig ${file}: ${(err as Error).message}`);
   }
-  const baseDir = path.dirname(file);
-  const find = (list: unknown, name: unknown): Named | undefined =>
-    Array.isArray(list) ? (list as Named[]).find((x) => x.name === name) : undefined;
-  const contextName = doc['current-context'];
-  const context = find(doc.contexts, contextName)?.context;
-  if (context === undefined)
-    throw new KubeConfigError(`kubeconfig ${file}: current context '${String(contextName)}' not found`);
-  const cluster = find(doc.clusters, context.cluster)?.cluster;
-  if (cluster === undefined || typeof cluster.server !== 'string') {
-    throw new KubeConfigError(`kubeconfig ${file}: cluster '${String(context.cluster)}' not found or has no server`);
-  }
-  const user = find(doc.users, context.user)?.user ?? {};
-  if (user.exec !== undefined || user['auth-provider'] !== undefined) {
-    throw new KubeConfigError(
-      `kubeconfig ${file}: exec and auth-provider users are not supported; use a token or client certificate`,
-    );
-  }
-  const tokenFile = typeof user.tokenFile === 'string' ? path.resolve(baseDir, user.tokenFile) : undefined;
-  const staticToken = typeof user.token === 'string' ? user.token : '';
-  return {
-    server: cluster.server,
-    ca: dataOrFile(cluster['certificate-authority-data'], cluster['certificate-authority'], baseDir),
-    cert: dataOrFile(user['client-certificate-data'], user['client-certificate'], baseDir),
-    key: dataOrFile(user['client-key-data'], user['client-key'], baseDir),
-    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
-    tlsServerName: typeof cluster['tls-server-name'] === 'string' ? cluster['tls-server-name'] : undefined,
-    token: tokenFile !== undefined ? fileTokenReader(tokenFile) : () => staticToken,
-    basicAuth:
-      typeof user.username === 'string' && typeof user.password === 'string'
-        ? `${user.username}:${user.password}`
-        : undefined,
-  };
+  return kc;
 }
 
-/** KUBECONFIG (first path) when given, else in-cluster, else ~/.kube/config. */
-export function loadKubeConnection(
-  kubeconfig: string,
-  env: Readonly<Record<string, string | undefined>>,
-): KubeConnection {
-  const first = kubeconfig.split(path.delimiter).find((p) => p !== '');
-  if (first !== undefined) return kubeconfigConnection(first);
-  return inClusterConnection(env) ?? kubeconfigConnection(path.join(os.homedir(), '.kube', 'config'));
+/** Rejects a configuration without a usable current context now, instead of at the first request. */
+function checked(kc: KubeConfig, source: string): KubeConfig {
+  const contextName = kc.getCurrentContext();
+  if (kc.getContextObject(contextName) === null) {
+    throw new KubeConfigError(`${source}: current context '${contextName}' not found`);
+  }
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null || cluster.server === '') {
+    throw new KubeConfigError(`${source}: the current context's cluster is not found or has no server`);
+  }
+  try {
+    new URL(cluster.server);
+  } catch {
+    throw new KubeConfigError(`${source}: cluster server '${cluster.server}' is not a URL`);
+  }
+  return kc;
+}
+
+/**
+ * One or more kubeconfig files (`KUBECONFIG` syntax: path-delimiter separated; later files add clusters, users and
+ * contexts, the first file's current context wins unless it has none), as kubectl merges them. Token, token file,
+ * client certificate, basic auth, exec and auth-provider users all work.
+ * @throws KubeConfigError for an unreadable file or a missing context/cluster.
+ */
+export function kubeconfigFromFiles(files: string): KubeConfig {
+  const list = files.split(path.delimiter).filter((p) => p !== '');
+  if (list.length === 0) throw new KubeConfigError('no kubeconfig file given');
+  const tokenFiles = new Map<string, string>();
+  const [first, ...rest] = list.map((f) => loadFile(f, tokenFiles));
+  const kc = first as KubeConfig;
+  // kubectl's merge: the first file that names a cluster, user, context or current context wins. (The package's
+  // mergeConfig throws on duplicate names and lets later files override the current context.)
+  for (const other of rest) {
+    for (const c of other.getClusters()) if (kc.getCluster(c.name) === null) kc.addCluster(c);
+    for (const u of other.getUsers()) if (kc.getUser(u.name) === null) kc.addUser(u);
+    for (const x of other.getContexts()) if (kc.getContextObject(x.name) === null) kc.addContext(x);
+    if (!kc.getCurrentContext() && other.getCurrentContext()) kc.setCurrentContext(other.getCurrentContext());
+  }
+  if (tokenFiles.size > 0) kc.addAuthenticator(tokenFileAuthenticator(tokenFiles, Date.now));
+  return checked(kc, `kubeconfig ${list.join(path.delimiter)}`);
+}
+
+/** The in-cluster configuration (service account token, re-read as it rotates), or undefined when not in a pod. */
+export function inClusterConfig(env: Readonly<Record<string, string | undefined>>): KubeConfig | undefined {
+  if (!env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT) return undefined;
+  const kc = new KubeConfig();
+  // Reads KUBERNETES_SERVICE_HOST/PORT from process.env itself; env above only decides whether we are in a pod.
+  kc.loadFromCluster();
+  return checked(kc, 'in-cluster configuration');
+}
+
+/** KUBECONFIG when given, else in-cluster, else ~/.kube/config (the operator's documented order). */
+export function loadKubeConfig(kubeconfig: string, env: Readonly<Record<string, string | undefined>>): KubeConfig {
+  if (kubeconfig.split(path.delimiter).some((p) => p !== '')) return kubeconfigFromFiles(kubeconfig);
+  return inClusterConfig(env) ?? kubeconfigFromFiles(path.join(os.homedir(), '.kube', 'config'));
 }

@@ -1,10 +1,11 @@
 // The operator against a real kube-apiserver: CRD admission (schema + CEL), watch → ADS → sidecar, status, conflicts, NACKs, restart.
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { createKubeClient, KubeApiError, type KubeClient } from '../../../operator/kube/kube-client.js';
-import { kubeconfigConnection } from '../../../operator/kube/kube-config.js';
+import { kubeconfigFromFiles } from '../../../operator/kube/kube-config.js';
 import { loadOperatorSettings } from '../../../operator/operator-settings.js';
 import { startOperator, type RunningOperator } from '../../../operator/operator.js';
 import { sidecarLoadCheck } from '../../../operator/ratelimit/sidecar-load-check.js';
@@ -167,7 +168,7 @@ describe('chorus-operator on a real kube-apiserver', function () {
   before(async function () {
     this.timeout(240_000);
     api = await startKubeApiServer(['chorus-operator']);
-    kube = createKubeClient(kubeconfigConnection(api.kubeconfigPath));
+    kube = createKubeClient(kubeconfigFromFiles(api.kubeconfigPath));
     // `kubectl apply -f crds/`: the checked-in YAML, as is.
     const crd = parse(readFileSync(path.resolve('crds/chorus.dev_ratelimitconfigs.yaml'), 'utf8')) as Record<
       string,
@@ -667,7 +668,7 @@ describe('chorus-operator on a real kube-apiserver', function () {
       });
       await operator?.stop();
       operator = undefined;
-      const limitedKube = createKubeClient(kubeconfigConnection(api.kubeconfigFor('chorus-operator')));
+      const limitedKube = createKubeClient(kubeconfigFromFiles(api.kubeconfigFor('chorus-operator')));
       const forbidden = await limitedKube.request('GET', '/api/v1/namespaces').catch((err: unknown) => err);
       expect((forbidden as KubeApiError).status, 'the user is not an admin').to.equal(403);
       const settings = loadOperatorSettings(
@@ -703,6 +704,58 @@ describe('chorus-operator on a real kube-apiserver', function () {
         'status written by the limited operator',
       );
       expect(cond(s, 'Programmed')).to.equal('True/Programmed');
+    });
+  });
+
+  describe('kubeconfig users through @kubernetes/client-node', () => {
+    it('authenticates with an exec credential plugin for requests and watches (CA pinned)', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-exec-'));
+      try {
+        const plugin = path.join(dir, 'plugin.sh');
+        const credential = {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          kind: 'ExecCredential',
+          status: { token: api.token },
+        };
+        writeFileSync(plugin, `#!/bin/sh\necho '${JSON.stringify(credential)}'\n`);
+        chmodSync(plugin, 0o755);
+        const file = path.join(dir, 'kubeconfig');
+        writeFileSync(
+          file,
+          stringify({
+            apiVersion: 'v1',
+            kind: 'Config',
+            clusters: [
+              { name: 'k', cluster: { server: api.url, 'certificate-authority-data': api.ca.toString('base64') } },
+            ],
+            users: [
+              {
+                name: 'e',
+                user: {
+                  exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' },
+                },
+              },
+            ],
+            contexts: [{ name: 'k', context: { cluster: 'k', user: 'e' } }],
+            'current-context': 'k',
+          }),
+        );
+        const viaExec = createKubeClient(kubeconfigFromFiles(file));
+        const list = await viaExec.request('GET', `${RLC}/ratelimitconfigs`);
+        expect((list.items as unknown[]).length).to.be.greaterThan(0);
+        const seen: string[] = [];
+        const controller = new AbortController();
+        // Without a resourceVersion the server replays existing objects as ADDED, then closes after timeoutSeconds.
+        await viaExec.watch(
+          `${RLC}/ratelimitconfigs?watch=1&timeoutSeconds=2`,
+          (e) => seen.push(e.type),
+          controller.signal,
+        );
+        expect(seen.length).to.equal((list.items as unknown[]).length);
+        expect(new Set(seen)).to.deep.equal(new Set(['ADDED']));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -1,18 +1,45 @@
-// kubeconfig loading: current context, data vs file fields, token files, unsupported auth, in-cluster detection.
+// kubeconfig loading through @kubernetes/client-node: current context, merging, the credentials each user kind sends.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { inClusterConnection, KubeConfigError, kubeconfigConnection } from '../../../../operator/kube/kube-config.js';
+import { createKubeClient } from '../../../../operator/kube/kube-client.js';
+import {
+  inClusterConfig,
+  KubeConfigError,
+  kubeconfigFromFiles,
+  loadKubeConfig,
+} from '../../../../operator/kube/kube-config.js';
 
 describe('kubeconfig loader', () => {
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-kc-'))));
+  let server: http.Server;
+  let port: number;
+  const seen: { authorization: string | undefined; path: string }[] = [];
+
+  before(async () => {
+    // A plain HTTP API stand-in that records the credentials each request carries.
+    server = http.createServer((req, res) => {
+      seen.push({ authorization: req.headers.authorization, path: req.url ?? '' });
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"kind":"Status"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-kc-'));
+    seen.length = 0;
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  function write(doc: unknown): string {
-    const file = path.join(dir, 'config');
+  function write(doc: unknown, name = 'config'): string {
+    const file = path.join(dir, name);
     writeFileSync(file, stringify(doc));
     return file;
   }
@@ -24,51 +51,83 @@ describe('kubeconfig loader', () => {
     ],
     clusters: [
       { name: 'c1', cluster: { server: 'https://wrong:1' } },
-      { name: 'c2', cluster: { server: 'https://right:6443', ...cluster } },
+      { name: 'c2', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true, ...cluster } },
     ],
     users: [{ name: 'u2', user }],
   });
 
-  it('uses the current context, inline CA data and a static token', () => {
-    const c = kubeconfigConnection(
-      write(base({ token: 'abc' }, { 'certificate-authority-data': Buffer.from('CA').toString('base64') })),
-    );
-    expect(c.server).to.equal('https://right:6443');
-    expect(c.ca?.toString()).to.equal('CA');
-    expect(c.token()).to.equal('abc');
-    expect(c.insecureSkipTlsVerify).to.equal(false);
+  async function authorizationFor(file: string): Promise<string | undefined> {
+    await createKubeClient(kubeconfigFromFiles(file)).request('GET', '/api');
+    return seen.at(-1)?.authorization;
+  }
+
+  it('uses the current context, its cluster and a static token', async () => {
+    const kc = kubeconfigFromFiles(write(base({ token: 'abc' })));
+    expect(kc.getCurrentCluster()?.server).to.equal(`http://127.0.0.1:${port}`);
+    expect(await authorizationFor(write(base({ token: 'abc' })))).to.equal('Bearer abc');
   });
 
-  it('reads client certificate, key and token files relative to the kubeconfig', () => {
+  it('reads CA data and client certificate files relative to the kubeconfig', async () => {
     writeFileSync(path.join(dir, 'c.pem'), 'CERT');
     writeFileSync(path.join(dir, 'k.pem'), 'KEY');
-    writeFileSync(path.join(dir, 'tok'), 'filetoken\n');
-    const c = kubeconfigConnection(
+    const kc = kubeconfigFromFiles(
       write(
         base(
-          { 'client-certificate': 'c.pem', 'client-key': 'k.pem', tokenFile: 'tok' },
-          { 'insecure-skip-tls-verify': true },
+          { 'client-certificate': 'c.pem', 'client-key': 'k.pem' },
+          {
+            server: 'https://127.0.0.1:6443',
+            'certificate-authority-data': Buffer.from('CA').toString('base64'),
+            'insecure-skip-tls-verify': false,
+          },
         ),
       ),
     );
-    expect([c.cert?.toString(), c.key?.toString(), c.token(), c.insecureSkipTlsVerify]).to.deep.equal([
-      'CERT',
-      'KEY',
-      'filetoken',
-      true,
-    ]);
+    const opts: { ca?: unknown; cert?: unknown; key?: unknown } = {};
+    await kc.applyToHTTPSOptions(opts);
+    expect([String(opts.ca), String(opts.cert), String(opts.key)]).to.deep.equal(['CA', 'CERT', 'KEY']);
   });
 
-  it('refuses exec users and a missing context with a typed error', () => {
-    expect(() => kubeconfigConnection(write(base({ exec: { command: 'aws' } })))).to.throw(KubeConfigError, /exec/);
-    expect(() => kubeconfigConnection(write({ ...base({}), 'current-context': 'nope' }))).to.throw(
+  it("sends kubectl's tokenFile (relative, trimmed) and basic auth", async () => {
+    writeFileSync(path.join(dir, 'tok'), 'filetoken\n');
+    expect(await authorizationFor(write(base({ tokenFile: 'tok' })))).to.equal('Bearer filetoken');
+    expect(await authorizationFor(write(base({ username: 'ann', password: 'pw' })))).to.equal(
+      `Basic ${Buffer.from('ann:pw').toString('base64')}`,
+    );
+  });
+
+  it('runs an exec credential plugin and sends the token it prints', async () => {
+    const plugin = path.join(dir, 'plugin.sh');
+    writeFileSync(
+      plugin,
+      '#!/bin/sh\necho \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-exec"}}\'\n',
+    );
+    chmodSync(plugin, 0o755);
+    const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' };
+    expect(await authorizationFor(write(base({ exec })))).to.equal('Bearer from-exec');
+  });
+
+  it('merges KUBECONFIG lists as kubectl does: the first current context and the first of each name win', async () => {
+    const first = write({ ...base({ token: 'first' }), users: [] }, 'one');
+    const second = write({ ...base({ token: 'second' }), 'current-context': 'a' }, 'two');
+    const kc = kubeconfigFromFiles(`${first}${path.delimiter}${second}`);
+    expect(kc.getCurrentContext()).to.equal('b');
+    expect(kc.getCurrentUser()?.token).to.equal('second');
+    expect(await authorizationFor(`${first}${path.delimiter}${second}`)).to.equal('Bearer second');
+  });
+
+  it('refuses a missing context, a missing file and a bad server with a typed error', () => {
+    expect(() => kubeconfigFromFiles(write({ ...base({}), 'current-context': 'nope' }))).to.throw(
       KubeConfigError,
       /nope/,
     );
-    expect(() => kubeconfigConnection(path.join(dir, 'missing'))).to.throw(KubeConfigError);
+    expect(() => kubeconfigFromFiles(path.join(dir, 'missing'))).to.throw(KubeConfigError, /missing/);
+    expect(() => kubeconfigFromFiles(write(base({}, { server: 'not a url' })))).to.throw(KubeConfigError, /URL/);
+    expect(() => kubeconfigFromFiles('')).to.throw(KubeConfigError);
   });
 
-  it('is not in-cluster without KUBERNETES_SERVICE_HOST/PORT', () => {
-    expect(inClusterConnection({})).to.equal(undefined);
+  it('is not in-cluster without KUBERNETES_SERVICE_HOST/PORT, and then takes KUBECONFIG', () => {
+    expect(inClusterConfig({})).to.equal(undefined);
+    const file = write(base({ token: 'abc' }));
+    expect(loadKubeConfig(file, {}).getCurrentContext()).to.equal('b');
   });
 });

@@ -1,7 +1,7 @@
 // Planning: invalid specs, the sidecar-mirroring checks, domain conflicts (D2), features (D6), size, quarantine.
 import { expect } from 'chai';
 import type { DescriptorSpec, RateLimitConfigObject } from '../../../../operator/crd/ratelimitconfig-types.js';
-import { planSnapshot, type PlanInput } from '../../../../operator/ratelimit/snapshot-planner.js';
+import { planSnapshot, type PlanInput, type SpecOutcome } from '../../../../operator/ratelimit/snapshot-planner.js';
 import { validateSpec } from '../../../../operator/ratelimit/validate-spec.js';
 
 function d(key: string, extra: Partial<DescriptorSpec> = {}): DescriptorSpec {
@@ -42,6 +42,29 @@ function input(objects: RateLimitConfigObject[], extra: Partial<PlanInput> = {})
 }
 
 describe('snapshot planner', () => {
+  it('reuses the spec-only work while uid and generation stay, and redoes it when either changes', () => {
+    const memo = new Map<string, SpecOutcome>();
+    let checks = 0;
+    const loadCheck = (): string | undefined => {
+      checks += 1;
+      return checks === 3 ? 'a/x: rejected by the loader' : undefined;
+    };
+    const x = cr('a', 'x', 'd1', '2026-01-01T00:00:00Z');
+    planSnapshot(input([x], { memo, loadCheck }));
+    const again = planSnapshot(
+      input([{ ...x, resourceVersion: '2', status: { observedGeneration: 1 } }], { memo, loadCheck }),
+    );
+    expect(checks, 'a status-only change reuses the outcome').to.equal(1);
+    expect(again.resources.map((r) => r.name)).to.deep.equal(['a/x']);
+    planSnapshot(input([{ ...x, generation: 2 }], { memo, loadCheck }));
+    const recreated = planSnapshot(input([{ ...x, generation: 2, uid: 'other' }], { memo, loadCheck }));
+    expect(checks).to.equal(3);
+    expect(recreated.verdicts.get('a/x')?.acceptedReason, 'the new outcome is used, not the memo').to.equal('Invalid');
+    planSnapshot(input([{ ...x, generation: 0 }], { memo, loadCheck }));
+    planSnapshot(input([{ ...x, generation: 0 }], { memo, loadCheck }));
+    expect(checks, 'no generation: never reused').to.equal(5);
+  });
+
   it('serves valid CRs and names them <namespace>/<name>', () => {
     const plan = planSnapshot(
       input([cr('a', 'x', 'd1', '2026-01-01T00:00:00Z'), cr('b', 'y', 'd2', '2026-01-01T00:00:00Z')]),
