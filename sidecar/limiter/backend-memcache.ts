@@ -11,8 +11,11 @@ import { createMemcacheClient, type MemcacheClient } from './memcache-client.js'
 import { MemcacheError } from './memcache-error.js';
 import { resolveMemcacheServers, startSrvRefresh, type SrvLookup, type SrvRefresh } from './memcache-srv.js';
 
-/** gomemcache's DefaultTimeout: each connect and each request/reply exchange. */
-export const DEFAULT_MEMCACHE_TIMEOUT_MS = 100;
+/**
+ * Bound on each connect and each request/reply exchange. gomemcache uses 100 ms socket deadlines; ours is a timer,
+ * which also counts event-loop delay, so a busy process would fail open on healthy nodes at 100 ms.
+ */
+export const DEFAULT_MEMCACHE_TIMEOUT_MS = 500;
 
 /** The MEMCACHE_* / MC_* settings (the shape of settings.memcache). */
 export interface MemcacheConnectionSettings {

@@ -116,7 +116,7 @@ export async function startGrpcServer(address: string, options: GrpcServerOption
       totalRequests.inc();
       let pending: Promise<RateLimitResponse>;
       try {
-        pending = service.shouldRateLimit(call.request);
+        pending = service.shouldRateLimit(call.request, call.metadata);
       } catch (err) {
         pending = Promise.reject(err);
       }

@@ -46,7 +46,7 @@ async function handleJson(
   }
   let response;
   try {
-    response = await options.service.shouldRateLimit(request);
+    response = await options.service.shouldRateLimit(request, req.headers);
   } catch (err) {
     options.logger.warn(`error: ${errorMessage(err)}`);
     sendPlainError(res, 400, 'Bad Request');
