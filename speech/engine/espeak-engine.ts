@@ -53,11 +53,12 @@ export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
     };
 
     const runSegment = (segment: Segment, index: number): Promise<void> => {
-      // espeak counts positions and time from the start of each job; shift them onto the whole input's timeline.
-      const positionBase = segment.engineStart;
+      // espeak counts positions and time from the start of each job; shift them onto the whole input's timeline
+      // (positions inside the reopened tags of an SSML piece land before it and are ignored by the aligner).
+      const positionBase = segment.engineStart - Array.from(segment.prefix).length;
       const msBase = rate > 0 ? (samples * 1000) / rate : 0;
       const spec = {
-        text: engineChars.slice(segment.engineStart, segment.engineEnd).join(''),
+        text: segment.prefix + engineChars.slice(segment.engineStart, segment.engineEnd).join('') + segment.suffix,
         voice,
         rateWpm: params.rateWpm,
         pitch: params.pitch,
@@ -79,7 +80,7 @@ export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
               ? raw
               : raw.map((ev) => ({
                   ...ev,
-                  textPosition: ev.textPosition + positionBase,
+                  textPosition: Math.max(1, ev.textPosition + positionBase),
                   audioMs: ev.audioMs + msBase,
                 }));
           emitAligned(aligner.push(shifted, (samples * 1000) / sampleRate));

@@ -33,6 +33,11 @@ export interface InputSentence {
   readonly firstWord: number;
   /** Number of words; at least 1. */
   readonly wordCount: number;
+  /**
+   * SSML only: the start tags (as written) of the elements open at the sentence's first word, outermost first,
+   * `<speak …>` included; empty for plain text. Lets a later piece of the input be synthesised on its own.
+   */
+  readonly openTags: readonly string[];
 }
 
 /** A `<mark name>` and the input offset it sits at. */
@@ -204,7 +209,7 @@ const SPACE = /\s/;
 class SsmlReader {
   pos = 0;
   private readonly text: TextChar[] = [];
-  private readonly stack: string[] = [];
+  private readonly stack: { readonly name: string; readonly tag: string }[] = [];
   readonly tokens = new Tokeniser();
   readonly marks: InputMark[] = [];
   billable = 0;
@@ -234,7 +239,7 @@ class SsmlReader {
       } else this.readCharData();
     }
     if (!this.rootClosed) {
-      const open = this.stack[this.stack.length - 1] ?? 'speak';
+      const open = this.stack[this.stack.length - 1]?.name ?? 'speak';
       this.fail(`<${open}> is not closed`);
     }
   }
@@ -277,9 +282,10 @@ class SsmlReader {
       this.skipSpace();
       if (this.peek() !== '>') this.fail(`expected ">" to close </${name}`);
       this.pos += 1;
-      const open = this.stack.pop();
+      const open = this.stack.pop()?.name;
       if (open !== name)
         this.fail(open === undefined ? `unexpected </${name}>` : `</${name}> does not close <${open}>`, start);
+      this.tokens.context = this.stack.map((e) => e.tag);
       this.endElement(name);
       return;
     }
@@ -311,7 +317,8 @@ class SsmlReader {
       if (name === 'speak') this.rootClosed = true;
       return;
     }
-    this.stack.push(name);
+    this.stack.push({ name, tag: this.cps.slice(start, this.pos).join('') });
+    this.tokens.context = this.stack.map((e) => e.tag);
   }
 
   private endElement(name: string): void {
@@ -418,6 +425,9 @@ class Tokeniser {
   readonly sentences: InputSentence[] = [];
   private sentenceFirstWord = 0;
   private sentenceEnd = 0;
+  private sentenceTags: readonly string[] = [];
+  /** Start tags of the elements open around the text being added (set by the SSML reader). */
+  context: readonly string[] = [];
 
   addRun(run: readonly TextChar[]): void {
     let i = 0;
@@ -440,6 +450,7 @@ class Tokeniser {
       const first = chunk[a];
       const end = chunk[b - 1];
       if (first !== undefined && end !== undefined) {
+        if (this.words.length === this.sentenceFirstWord) this.sentenceTags = this.context;
         this.words.push({
           value: chunk
             .slice(a, b)
@@ -465,6 +476,7 @@ class Tokeniser {
       end: this.sentenceEnd,
       firstWord: this.sentenceFirstWord,
       wordCount: count,
+      openTags: this.sentenceTags,
     });
     this.sentenceFirstWord = this.words.length;
   }

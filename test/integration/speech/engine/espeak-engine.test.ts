@@ -99,6 +99,14 @@ describe('espeak engine (WebAssembly workers)', function () {
     expect(slow.marks[0]).to.include({ value: 'The', start: slowText.indexOf('The') });
   });
 
+  it('keeps prosody across the pieces of a long SSML input', async () => {
+    const plain = await synth(engine, input(SAMPLE_TEXT));
+    const slowText = `<speak><p><prosody rate="50%">${SAMPLE_TEXT}</prosody></p></speak>`;
+    const slow = await synth(engine, input(slowText));
+    expect(slow.durationMs / plain.durationMs).to.be.within(1.7, 2.3);
+    checkMarks(slowText, slow);
+  });
+
   it('applies the voice profile rate and variant', async () => {
     const text = 'Speaking at a different rate changes the duration.';
     const normal = await synth(engine, input(text));

@@ -5,7 +5,9 @@ import { parseSpeechInput } from '../../../../speech/engine/ssml.js';
 function pieces(text: string, first: number, rest: number): string[] {
   const parsed = parseSpeechInput(text);
   const cps = Array.from(parsed.engineText);
-  return planSegments(parsed, first, rest).map((s) => cps.slice(s.engineStart, s.engineEnd).join(''));
+  return planSegments(parsed, first, rest).map(
+    (s) => s.prefix + cps.slice(s.engineStart, s.engineEnd).join('') + s.suffix,
+  );
 }
 
 describe('planSegments', () => {
@@ -25,9 +27,24 @@ describe('planSegments', () => {
     expect(parts).to.deep.equal(['A &lt; b. ', 'C &amp; d. ', 'E &gt; f. ', 'G.']);
   });
 
-  it('keeps a long sentence whole and leaves SSML and single sentences alone', () => {
+  it('keeps a long sentence whole and leaves single sentences alone', () => {
     expect(pieces('A very long single sentence here.', 5, 5)).to.have.length(1);
-    expect(pieces('<speak>One. Two. Three.</speak>', 1, 1)).to.have.length(1);
+    expect(pieces('<speak>One long sentence.</speak>', 1, 1)).to.have.length(1);
     expect(pieces('', 1, 1)).to.deep.equal(['']);
+  });
+
+  it('wraps SSML pieces in the elements open at the cut, each piece a valid document', () => {
+    const text =
+      '<speak xml:lang="en-US">One. <prosody rate="50%">Two two. <emphasis>Three.</emphasis> Four.</prosody> Five.</speak>';
+    const parts = pieces(text, 1, 1);
+    expect(parts).to.deep.equal([
+      // A piece may end with a start tag whose element begins in the next piece: it is closed right away.
+      '<speak xml:lang="en-US">One. <prosody rate="50%"></prosody></speak>',
+      '<speak xml:lang="en-US"><prosody rate="50%">Two two. <emphasis></emphasis></prosody></speak>',
+      '<speak xml:lang="en-US"><prosody rate="50%"><emphasis>Three.</emphasis> </prosody></speak>',
+      '<speak xml:lang="en-US"><prosody rate="50%">Four.</prosody> </speak>',
+      '<speak xml:lang="en-US">Five.</speak>',
+    ]);
+    for (const part of parts) expect(() => parseSpeechInput(part)).not.to.throw();
   });
 });

@@ -24,8 +24,8 @@ describe('parseSpeechInput', () => {
       ['one', 25, 28],
     ]);
     expect(p.sentences).to.deep.equal([
-      { start: 0, end: 17, firstWord: 0, wordCount: 4 },
-      { start: 18, end: 29, firstWord: 4, wordCount: 2 },
+      { start: 0, end: 17, firstWord: 0, wordCount: 4, openTags: [] },
+      { start: 18, end: 29, firstWord: 4, wordCount: 2, openTags: [] },
     ]);
     expect(p.billableCharacters).to.equal(29);
   });
@@ -59,6 +59,11 @@ describe('parseSpeechInput', () => {
     const p = parseSpeechInput(input);
     expect(p.sentences.map((s) => s.wordCount)).to.deep.equal([2, 1, 2]);
     expect(p.marks).to.deep.equal([{ name: 'x', offset: input.indexOf('<mark') }]);
+    expect(p.sentences.map((s) => s.openTags)).to.deep.equal([
+      ['<speak>', '<p>', '<s>'],
+      ['<speak>', '<p>', '<s>'],
+      ['<speak>', '<p>'],
+    ]);
   });
 
   it('accepts every supported element and attribute form', () => {
