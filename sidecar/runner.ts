@@ -31,6 +31,7 @@ import { startDogStatsdSink } from './stats/dogstatsd-sink.js';
 import { startLoggingSink } from './stats/logging-sink.js';
 import { startStatsdSink, type StatsdSink } from './stats/statsd-sink.js';
 import { StatsStore } from './stats/stats-store.js';
+import { createTracing } from './tracing/index.js';
 
 /** What a config source reports to the runner (the file source and the xDS source share this shape). */
 export interface ConfigSourceCallbacks {
@@ -334,8 +335,6 @@ export function checkSupported(settings: Settings): string[] {
   if (settings.stats.prometheusMapperYaml !== '') {
     warnings.push('PROMETHEUS_MAPPER_YAML is not supported by this build yet: the default mapping is used');
   }
-  if (settings.tracing.enabled)
-    warnings.push('TRACING_ENABLED is not supported by this build yet: no spans are exported');
   return warnings;
 }
 
@@ -423,8 +422,9 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       ? createLocalOverLimitCache({ maxBytes: limits.localCacheSizeInBytes, clock, stats })
       : undefined;
   const rateLimitStats = createRateLimitStatsCache(stats);
+  const tracing = createTracing(settings.tracing, { logger });
   const limiter = createFixedWindowLimiter({
-    backend,
+    backend: tracing.traceBackend(backend, limits.backendType, settings.redis.perSecond),
     localCache,
     stats: rateLimitStats,
     clock,
@@ -454,7 +454,13 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       },
     },
   });
-  return { service, close: () => limiter.close() };
+  return {
+    service: tracing.traceService(service),
+    close: async () => {
+      await limiter.close();
+      await tracing.shutdown();
+    },
+  };
 }
 
 /**
