@@ -26,12 +26,12 @@ import { createRateLimitService } from './service/index.js';
 import { SettingsError } from './settings/settings-error.js';
 import type { RedisInstanceSettings, Settings } from './settings/settings.js';
 import { createRateLimitStatsCache } from './stats/rate-limit-stats.js';
+import { parseMapperYaml } from './stats/prometheus-mapper.js';
 import { createPrometheusExporter, startPrometheusServer, type RunningPrometheusServer } from './stats/prometheus.js';
 import { startDogStatsdSink } from './stats/dogstatsd-sink.js';
 import { startLoggingSink } from './stats/logging-sink.js';
 import { startStatsdSink, type StatsdSink } from './stats/statsd-sink.js';
 import { StatsStore } from './stats/stats-store.js';
-import { createTracing } from './tracing/index.js';
 
 /** What a config source reports to the runner (the file source and the xDS source share this shape). */
 export interface ConfigSourceCallbacks {
@@ -136,7 +136,6 @@ export async function startRateLimitServer(
     requireConfig: settings.limits.healthyWithAtLeastOneConfigLoaded,
   });
   for (const warning of settings.warnings) logger.warn(warning);
-  for (const warning of checkSupported(settings)) logger.warn(warning);
 
   let current: RateLimitConfig | undefined;
   const loadSuccess = stats.counter('ratelimit.service.config_load_success');
@@ -250,9 +249,14 @@ export async function startRateLimitServer(
 
     let prometheus: RunningPrometheusServer | undefined;
     if (!settings.stats.disableStats && settings.stats.usePrometheus) {
+      const mapperFile = settings.stats.prometheusMapperYaml;
       const exporter = createPrometheusExporter(stats, {
         extraTagKeys: Object.keys(settings.stats.extraTags),
         responseTimeAsMilliseconds: settings.stats.prometheusResponseTimeAsMilliseconds,
+        mapper:
+          mapperFile === ''
+            ? undefined
+            : parseMapperYaml(readSettingFile('PROMETHEUS_MAPPER_YAML', mapperFile), mapperFile),
       });
       const p = await startPrometheusServer(
         settings.stats.prometheusHost,
@@ -327,15 +331,6 @@ export async function startRateLimitServer(
     await runCleanups();
     throw err;
   }
-}
-
-/** Warnings for settings this build parses but cannot honour yet. */
-export function checkSupported(settings: Settings): string[] {
-  const warnings: string[] = [];
-  if (settings.stats.prometheusMapperYaml !== '') {
-    warnings.push('PROMETHEUS_MAPPER_YAML is not supported by this build yet: the default mapping is used');
-  }
-  return warnings;
 }
 
 /** Go's net.JoinHostPort: brackets around IPv6 hosts. */
@@ -422,9 +417,8 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       ? createLocalOverLimitCache({ maxBytes: limits.localCacheSizeInBytes, clock, stats })
       : undefined;
   const rateLimitStats = createRateLimitStatsCache(stats);
-  const tracing = createTracing(settings.tracing, { logger });
   const limiter = createFixedWindowLimiter({
-    backend: tracing.traceBackend(backend, limits.backendType, settings.redis.perSecond),
+    backend,
     localCache,
     stats: rateLimitStats,
     clock,
@@ -454,13 +448,7 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       },
     },
   });
-  return {
-    service: tracing.traceService(service),
-    close: async () => {
-      await limiter.close();
-      await tracing.shutdown();
-    },
-  };
+  return { service, close: () => limiter.close() };
 }
 
 /**
@@ -468,7 +456,14 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
  * @throws SettingsError naming the variable when the file cannot be read
  */
 function readPem(variable: string, file: string): string {
-  if (file === '') return '';
+  return file === '' ? '' : readSettingFile(variable, file);
+}
+
+/**
+ * Reads a file named by a setting.
+ * @throws SettingsError naming the variable when the file cannot be read
+ */
+function readSettingFile(variable: string, file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

@@ -5,7 +5,8 @@ import type { Logger } from '../logger.js';
 import { listen, pathOf, sendPlainError, stopServer } from '../server/http-util.js';
 import type { StatsStore } from './stats-store.js';
 
-type Kind = 'counter' | 'gauge' | 'timer';
+export type StatKind = 'counter' | 'gauge' | 'timer';
+type Kind = StatKind;
 
 /** A stat name after mapping: the Prometheus name and its labels. */
 export interface MappedStat {
@@ -13,6 +14,8 @@ export interface MappedStat {
   readonly labels: Readonly<Record<string, string>>;
   /** Timers are converted to seconds by the default mapper (×0.001) unless configured otherwise. */
   readonly seconds: boolean;
+  /** Every label name this metric can carry (default: the keys of `labels`). */
+  readonly labelNames?: readonly string[];
 }
 
 const RATE_LIMIT_STATS = new Set(['near_limit', 'over_limit', 'total_hits', 'within_limit', 'shadow_mode']);
@@ -80,9 +83,11 @@ export function mapStat(name: string, kind: Kind): MappedStat {
 
 function labelNamesFor(mappedName: string, mapped: MappedStat, extraTagKeys: readonly string[]): string[] {
   const base =
-    mappedName.startsWith('ratelimit_service_rate_limit_') && 'domain' in mapped.labels
-      ? [...RATE_LIMIT_LABELS]
-      : Object.keys(mapped.labels);
+    mapped.labelNames !== undefined
+      ? [...mapped.labelNames]
+      : mappedName.startsWith('ratelimit_service_rate_limit_') && 'domain' in mapped.labels
+        ? [...RATE_LIMIT_LABELS]
+        : Object.keys(mapped.labels);
   return [...base, ...extraTagKeys.filter((k) => !base.includes(k))];
 }
 
@@ -91,6 +96,8 @@ export interface PrometheusExporterOptions {
   readonly extraTagKeys: readonly string[];
   /** PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS: keep response_time in milliseconds. */
   readonly responseTimeAsMilliseconds: boolean;
+  /** PROMETHEUS_MAPPER_YAML's mapper; upstream's default mapping (mapStat) when absent. null from it drops a stat. */
+  readonly mapper?: (name: string, kind: StatKind) => MappedStat | null;
 }
 
 export interface PrometheusExporter {
@@ -101,6 +108,7 @@ export interface PrometheusExporter {
 
 export function createPrometheusExporter(store: StatsStore, options: PrometheusExporterOptions): PrometheusExporter {
   const registry = new client.Registry();
+  const map = options.mapper ?? mapStat;
   const counters = new Map<string, client.Counter>();
   const gauges = new Map<string, client.Gauge>();
   const histograms = new Map<string, client.Histogram>();
@@ -121,7 +129,8 @@ export function createPrometheusExporter(store: StatsStore, options: PrometheusE
     for (const g of gauges.values()) g.reset();
     for (const c of store.allCounters()) {
       const { name, tags } = splitTags(c.name);
-      const mapped = mapStat(name, 'counter');
+      const mapped = map(name, 'counter');
+      if (mapped === null) continue;
       if (!claim(mapped.name, 'counter')) continue;
       let metric = counters.get(mapped.name);
       if (metric === undefined) {
@@ -137,7 +146,8 @@ export function createPrometheusExporter(store: StatsStore, options: PrometheusE
     }
     for (const g of store.allGauges()) {
       const { name, tags } = splitTags(g.name);
-      const mapped = mapStat(name, 'gauge');
+      const mapped = map(name, 'gauge');
+      if (mapped === null) continue;
       if (!claim(mapped.name, 'gauge')) continue;
       let metric = gauges.get(mapped.name);
       if (metric === undefined) {
@@ -153,7 +163,8 @@ export function createPrometheusExporter(store: StatsStore, options: PrometheusE
     }
     for (const t of store.allTimers()) {
       const { name, tags } = splitTags(t.name);
-      const mapped = mapStat(name, 'timer');
+      const mapped = map(name, 'timer');
+      if (mapped === null) continue;
       const seconds = mapped.seconds && !options.responseTimeAsMilliseconds;
       if (!claim(mapped.name, 'timer')) continue;
       let metric = histograms.get(mapped.name);
