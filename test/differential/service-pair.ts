@@ -27,6 +27,9 @@ export interface ServicePairOptions {
   readonly files: Readonly<Record<string, string>>;
   /** Extra environment given to both services. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Environment for one side only (e.g. where each sends its statsd lines), applied after `env`. */
+  readonly upstreamEnv?: Readonly<Record<string, string>>;
+  readonly oursEnv?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -71,12 +74,13 @@ export async function startServicePair(options: ServicePairOptions): Promise<Ser
       RUNTIME_WATCH_ROOT: 'false',
       BACKEND_TYPE: diffBackend(),
       ...options.env,
+      ...options.oursEnv,
     });
     const up = await startUpstreamRateLimit({
       redisUrl: upRedis.url,
       runtimeRoot,
       runtimeSubdirectory: SUBDIRECTORY,
-      env: options.env,
+      env: { ...options.env, ...options.upstreamEnv },
     });
     started.push(up);
     const ours =
@@ -85,7 +89,7 @@ export async function startServicePair(options: ServicePairOptions): Promise<Ser
             redisUrl: ourRedis.url,
             runtimeRoot,
             runtimeSubdirectory: SUBDIRECTORY,
-            env: options.env,
+            env: { ...options.env, ...options.oursEnv },
           })
         : await startChorusRateLimit({ env: base(ourRedis) });
     started.push(ours);
