@@ -84,6 +84,10 @@ export function createRateLimitConfigController(
   const specMemo = new Map<string, SpecOutcome>();
   /** Set when something other than the objects (quarantine, sidecar features) asks for a new plan. */
   let replanWanted = true;
+  /** Keys that watch events changed since the last reconcile. */
+  const dirtyKeys = new Set<string>();
+  /** Set by a (re)list: rebuild the objects from every store. */
+  let fullResync = true;
   let reconcileQueued = false;
   let featureSignature = '';
   let statusTimer: NodeJS.Timeout | undefined;
@@ -92,7 +96,16 @@ export function createRateLimitConfigController(
   let stopped = true;
 
   const informers: Informer[] = paths.map((path) =>
-    createInformer({ client: kube, path, logger, onChange: () => queueReconcile() }),
+    createInformer({
+      client: kube,
+      path,
+      logger,
+      onChange: (key) => {
+        if (key === undefined) fullResync = true;
+        else dirtyKeys.add(key);
+        queueReconcile();
+      },
+    }),
   );
 
   function queueReconcile(): void {
@@ -104,27 +117,59 @@ export function createRateLimitConfigController(
     });
   }
 
+  function parseOnce(raw: Record<string, unknown>): RateLimitConfigObject | undefined {
+    let obj = parsed.get(raw);
+    if (obj === undefined) {
+      try {
+        obj = parseRateLimitConfigObject(raw);
+      } catch (err) {
+        logger.warn('ignoring an object without metadata', { error: (err as Error).message });
+        return undefined;
+      }
+      parsed.set(raw, obj);
+    }
+    return obj;
+  }
+
+  /**
+   * Brings `objects` up to date with the stores and tells whether the plan can have changed. After a watch event only
+   * the changed keys are looked at: status writes come back as events, and re-reading (or re-planning) all N CRs for
+   * each of them made writing N statuses cost O(N²).
+   */
+  function refreshObjects(): boolean {
+    if (fullResync) {
+      fullResync = false;
+      dirtyKeys.clear();
+      const next = new Map<string, RateLimitConfigObject>();
+      for (const informer of informers) {
+        for (const raw of informer.items().values()) {
+          const obj = parseOnce(raw);
+          if (obj !== undefined) next.set(resourceKey(obj.namespace, obj.name), obj);
+        }
+      }
+      const changed = next.size !== objects.size || [...next].some(([k, o]) => changesPlan(objects.get(k), o));
+      objects = next;
+      return changed;
+    }
+    let changed = false;
+    for (const key of dirtyKeys) {
+      let raw: Record<string, unknown> | undefined;
+      for (const informer of informers) raw ??= informer.items().get(key);
+      const obj = raw === undefined ? undefined : parseOnce(raw);
+      if (obj === undefined) {
+        changed = objects.delete(key) || changed;
+        continue;
+      }
+      changed = changesPlan(objects.get(key), obj) || changed;
+      objects.set(key, obj);
+    }
+    dirtyKeys.clear();
+    return changed;
+  }
+
   function reconcile(): void {
     const started = clock.nowMs();
-    const next = new Map<string, RateLimitConfigObject>();
-    for (const informer of informers) {
-      for (const raw of informer.items().values()) {
-        let obj = parsed.get(raw);
-        if (obj === undefined) {
-          try {
-            obj = parseRateLimitConfigObject(raw);
-          } catch (err) {
-            logger.warn('ignoring an object without metadata', { error: (err as Error).message });
-            continue;
-          }
-          parsed.set(raw, obj);
-        }
-        next.set(resourceKey(obj.namespace, obj.name), obj);
-      }
-    }
-    // Status writes come back as watch events; re-planning N CRs for each of them made N writes cost O(N²).
-    const planChanged = replanWanted || plan === undefined || changesPlan(objects, next);
-    objects = next;
+    const planChanged = refreshObjects() || replanWanted || plan === undefined;
     if (!planChanged) {
       scheduleStatus();
       return;
@@ -156,20 +201,15 @@ export function createRateLimitConfigController(
     scheduleStatus();
   }
 
-  /** Whether the plan can differ: a CR came, went, or changed spec (generation) or identity (uid). */
-  function changesPlan(
-    before: ReadonlyMap<string, RateLimitConfigObject>,
-    after: ReadonlyMap<string, RateLimitConfigObject>,
-  ): boolean {
-    if (before.size !== after.size) return true;
-    for (const [key, obj] of after) {
-      const old = before.get(key);
-      if (old === undefined || old.uid !== obj.uid || old.generation !== obj.generation || obj.generation === 0) {
-        return true;
-      }
-      if (old.creationTimestamp !== obj.creationTimestamp) return true;
-    }
-    return false;
+  /** Whether replacing `before` by `after` can change the plan: a new CR, or a new spec (generation) or identity (uid). */
+  function changesPlan(before: RateLimitConfigObject | undefined, after: RateLimitConfigObject): boolean {
+    return (
+      before === undefined ||
+      before.uid !== after.uid ||
+      before.generation !== after.generation ||
+      after.generation === 0 ||
+      before.creationTimestamp !== after.creationTimestamp
+    );
   }
 
   function scheduleStatus(): void {

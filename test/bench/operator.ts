@@ -14,7 +14,12 @@ import { requireBinary, startProcess, type RunningProcess } from '../support/pro
 import type { SidecarCommand, SidecarReport } from './operator-sidecars.js';
 
 const SIDECAR_COUNTS = (process.env.BENCH_SIDECARS ?? '1,100,1000').split(',').map(Number);
-const CR_COUNTS = (process.env.BENCH_CRS ?? '1000,10000').split(',').map(Number);
+const CR_COUNTS = (process.env.BENCH_CRS ?? '1000,10000')
+  .split(',')
+  .filter((c) => c !== '')
+  .map(Number);
+/** Extra node flags for the operator process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+const OPERATOR_NODE_ARGS = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BASELINE_CRS = 10;
 const CREATE_CONCURRENCY = 16;
@@ -155,18 +160,22 @@ async function startOperator(api: KubeApiServer): Promise<Operator> {
   const [adsPort, httpPort] = [await freePort(), await freePort()];
   const startedAtMs = epochMs();
   // node --import tsx directly (not npx), so the child's pid is the operator's own process.
-  const proc = startProcess(process.execPath, ['--import', 'tsx', path.resolve('operator/main.ts')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/root',
-      KUBECONFIG: api.kubeconfigPath,
-      LEADER_ELECTION: 'false',
-      HOST: '127.0.0.1',
-      ADS_PORT: String(adsPort),
-      HTTP_PORT: String(httpPort),
-      LOG_LEVEL: 'warn',
+  const proc = startProcess(
+    process.execPath,
+    [...OPERATOR_NODE_ARGS, '--import', 'tsx', path.resolve('operator/main.ts')],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/root',
+        KUBECONFIG: api.kubeconfigPath,
+        LEADER_ELECTION: 'false',
+        HOST: '127.0.0.1',
+        ADS_PORT: String(adsPort),
+        HTTP_PORT: String(httpPort),
+        LOG_LEVEL: 'warn',
+      },
     },
-  });
+  );
   const pid = proc.child.pid;
   if (pid === undefined) throw new Error('operator did not start');
   const deadline = Date.now() + 120_000;
@@ -301,7 +310,7 @@ async function scale(api: KubeApiServer): Promise<string[][]> {
   const rows: string[][] = [];
   // Reference: the operator with only the fan-out phase's few CRs.
   let created = 0;
-  for (const target of [0, ...CR_COUNTS]) {
+  for (const target of CR_COUNTS.length === 0 ? [] : [0, ...CR_COUNTS]) {
     let createMs = 0;
     const before = created;
     if (target > created) {
@@ -390,7 +399,14 @@ async function main(): Promise<void> {
     const fanRows = await fanOut(api, kubectl, dir);
     const scaleRows = await scale(api);
     const load1 = os.loadavg();
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim();
+    let commit = process.env.BENCH_COMMIT ?? '';
+    if (commit === '') {
+      try {
+        commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: 'pipe' }).toString().trim();
+      } catch {
+        commit = 'unknown (not a git checkout; set BENCH_COMMIT)';
+      }
+    }
     console.log(
       `\nchorus-operator benchmark, ${startedIso}, commit ${commit}, Node ${process.version}, ` +
         `${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${fmt(os.totalmem() / 2 ** 30)} GiB, ` +

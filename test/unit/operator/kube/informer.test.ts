@@ -40,7 +40,11 @@ describe('informer', () => {
     (_req: http.IncomingMessage, res: http.ServerResponse) =>
       res.writeHead(200).end(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
 
-  async function run(steps: typeof script, until: (names: string[]) => boolean): Promise<string[]> {
+  async function run(
+    steps: typeof script,
+    until: (names: string[]) => boolean,
+    inspect?: (items: ReadonlyMap<string, Record<string, unknown>>) => void,
+  ): Promise<string[]> {
     script = steps;
     const kc = new KubeConfig();
     // Plain HTTP needs skipTLSVerify in the package (it refuses http:// otherwise).
@@ -66,6 +70,7 @@ describe('informer', () => {
     });
     informer.start();
     await done;
+    inspect?.(informer.items());
     informer.stop();
     return names;
   }
@@ -112,5 +117,26 @@ describe('informer', () => {
     expect(lists).to.have.length(3);
     expect(requests[3]).to.contain('resourceVersion=50');
     expect(requests[6]).to.contain('resourceVersion=60');
+  });
+
+  it('stores objects without metadata.managedFields', async () => {
+    const managed = (name: string, rv: string) => ({
+      metadata: { ...item(name, rv).metadata, managedFields: [{ manager: 'kubectl', operation: 'Apply' }] },
+      spec: { domain: name },
+    });
+    let stored: Record<string, unknown>[] = [];
+    await run(
+      [
+        json({ metadata: { resourceVersion: '5' }, items: [managed('listed', '4')] }),
+        events({ type: 'ADDED', object: managed('watched', '6') }),
+      ],
+      (n) => n.join() === 'a/listed,a/watched',
+      (items) => (stored = [...items.values()]),
+    );
+    expect(stored.map((o) => Object.keys(o.metadata as object).sort())).to.deep.equal([
+      ['name', 'namespace', 'resourceVersion'],
+      ['name', 'namespace', 'resourceVersion'],
+    ]);
+    expect(stored.map((o) => o.spec)).to.deep.equal([{ domain: 'listed' }, { domain: 'watched' }]);
   });
 });
