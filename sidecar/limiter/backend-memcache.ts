@@ -111,13 +111,14 @@ function tlsOptions(settings: MemcacheConnectionSettings): tls.ConnectionOptions
   const ca = read('MEMCACHE_TLS_CACERT', settings.tlsCaCert);
   const cert = read('MEMCACHE_TLS_CLIENT_CERT', settings.tlsClientCert);
   const key = read('MEMCACHE_TLS_CLIENT_KEY', settings.tlsClientKey);
-  return {
-    // The CA is trusted in addition to the system roots, as for Redis.
-    ca: ca === undefined ? undefined : [...tls.rootCertificates, ca],
-    cert,
-    key,
-    checkServerIdentity: settings.tlsSkipHostnameVerification ? () => undefined : undefined,
-  };
+  // Only keys that are set: an explicit `checkServerIdentity: undefined` would replace Node's default check.
+  const options: tls.ConnectionOptions = {};
+  // The CA is trusted in addition to the system roots, as for Redis.
+  if (ca !== undefined) options.ca = [...tls.rootCertificates, ca];
+  if (cert !== undefined) options.cert = cert;
+  if (key !== undefined) options.key = key;
+  if (settings.tlsSkipHostnameVerification) options.checkServerIdentity = () => undefined;
+  return options;
 }
 
 /**
