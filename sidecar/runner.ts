@@ -32,6 +32,7 @@ import { startDogStatsdSink } from './stats/dogstatsd-sink.js';
 import { startLoggingSink } from './stats/logging-sink.js';
 import { startStatsdSink, type StatsdSink } from './stats/statsd-sink.js';
 import { StatsStore } from './stats/stats-store.js';
+import { createTracing } from './tracing/index.js';
 
 /** What a config source reports to the runner (the file source and the xDS source share this shape). */
 export interface ConfigSourceCallbacks {
@@ -417,8 +418,9 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       ? createLocalOverLimitCache({ maxBytes: limits.localCacheSizeInBytes, clock, stats })
       : undefined;
   const rateLimitStats = createRateLimitStatsCache(stats);
+  const tracing = createTracing(settings.tracing, { logger });
   const limiter = createFixedWindowLimiter({
-    backend,
+    backend: tracing.traceBackend(backend, limits.backendType, settings.redis.perSecond),
     localCache,
     stats: rateLimitStats,
     clock,
@@ -448,7 +450,13 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       },
     },
   });
-  return { service, close: () => limiter.close() };
+  return {
+    service: tracing.traceService(service),
+    close: async () => {
+      await limiter.close();
+      await tracing.shutdown();
+    },
+  };
 }
 
 /**
