@@ -65,7 +65,7 @@ export async function startOperator(settings: OperatorSettings, deps: OperatorDe
     metrics: metrics.ads,
     controlPlaneId: settings.podName,
     onNack: (sidecar, rejection) => late.controller?.handleNack(sidecar, rejection),
-    onSidecarsChanged: () => late.controller?.handleSidecarsChanged(),
+    onSidecarsChanged: (change) => late.controller?.handleSidecarsChanged(change),
   });
   const ctrl = createRateLimitConfigController(
     {

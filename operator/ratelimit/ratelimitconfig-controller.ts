@@ -11,7 +11,7 @@ import {
 } from '../crd/ratelimitconfig-types.js';
 import { createInformer, type Informer } from '../kube/informer.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import type { AdsServer, Rejection, SidecarView } from '../xds/ads-server.js';
+import type { AdsServer, Rejection, SidecarChange, SidecarView } from '../xds/ads-server.js';
 import type { SnapshotCache, XdsResource } from '../xds/snapshot-cache.js';
 import { parseRateLimitConfigObject } from './ratelimitconfig-parse.js';
 import { planSnapshot, type Plan, type SpecOutcome } from './snapshot-planner.js';
@@ -53,8 +53,8 @@ export interface RateLimitConfigController {
   setStatusWriter(enabled: boolean): void;
   /** Called by the ADS server for every NACK. */
   handleNack(sidecar: SidecarView, rejection: Rejection): void;
-  /** Called by the ADS server when sidecars connect, ACK, NACK or leave. */
-  handleSidecarsChanged(): void;
+  /** Called by the ADS server when sidecars connect, ACK, NACK or leave; see AdsServerOptions.onSidecarsChanged. */
+  handleSidecarsChanged(change?: SidecarChange): void;
   /** The last plan (for tests and /debug). */
   lastPlan(): Plan | undefined;
 }
@@ -323,8 +323,13 @@ export function createRateLimitConfigController(
       replanWanted = true;
       queueReconcile();
     },
-    handleSidecarsChanged() {
-      // Only feature declarations (D6) change the plan; ACKs and NACKs change status alone.
+    handleSidecarsChanged(change) {
+      // Only feature declarations (D6) change the plan; ACKs and NACKs change status alone. Recomputing the feature
+      // signature over all N sidecars on every ACK made one change cost O(N²) across N sidecars.
+      if (change === 'answered') {
+        scheduleStatus();
+        return;
+      }
       const signature = ads
         .sidecars()
         .filter((s) => s.features !== undefined)

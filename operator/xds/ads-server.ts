@@ -33,6 +33,9 @@ export interface SidecarView {
   readonly rejection: Rejection | undefined;
 }
 
+/** What changed: a stream subscribed ('joined'), ended ('left'), or ACKed/NACKed a response ('answered'). */
+export type SidecarChange = 'joined' | 'left' | 'answered';
+
 /** Counters the server updates; main.ts backs them with prom-client. */
 export interface AdsMetrics {
   streamOpened(): void;
@@ -49,8 +52,11 @@ export interface AdsServerOptions {
   readonly metrics?: AdsMetrics;
   /** `control_plane.identifier` on responses (the operator pod name); '' leaves it out. */
   readonly controlPlaneId?: string;
-  /** Called after any ACK, NACK, stream open or close (the controller recomputes status, debounced). */
-  readonly onSidecarsChanged?: () => void;
+  /**
+   * Called after any ACK, NACK, stream open or close (the controller recomputes status, debounced). `change` is
+   * 'answered' for an ACK or NACK: the set of sidecars and their features (D6) stayed the same.
+   */
+  readonly onSidecarsChanged?: (change: SidecarChange) => void;
   /** Called for every NACK (the controller quarantines the named CR). */
   readonly onNack?: (sidecar: SidecarView, rejection: Rejection) => void;
 }
@@ -118,7 +124,7 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
   const sentSnapshots = new Map<string, Snapshot>();
   let nextStreamId = 1;
 
-  const notify = (): void => options.onSidecarsChanged?.();
+  const notify = (change: SidecarChange): void => options.onSidecarsChanged?.(change);
 
   function view(s: StreamState): SidecarView {
     return {
@@ -198,7 +204,7 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       if (previous !== undefined && previous.version === req.versionInfo) s.rejection = previous;
       logger.info('sidecar connected', { stream: s.id, node: s.nodeId, scope: s.scope, claimed: req.versionInfo });
       send(s);
-      notify();
+      notify('joined');
       return;
     }
     if (req.responseNonce !== s.lastNonce) {
@@ -233,7 +239,7 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       metrics?.ack();
       logger.debug('sidecar acked', { stream: s.id, node: s.nodeId, version: req.versionInfo });
     }
-    notify();
+    notify('answered');
     maybeSend(s);
   }
 
@@ -263,7 +269,7 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       s.closed = true;
       metrics?.streamClosed();
       logger.info('sidecar disconnected', { stream: s.id, node: s.nodeId });
-      notify();
+      notify('left');
     };
     call.on('data', (req: DiscoveryRequest) => {
       try {

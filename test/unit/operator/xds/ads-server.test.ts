@@ -108,6 +108,7 @@ describe('ADS server', () => {
   let server: XdsGrpcServer;
   let port: number;
   let nackEvents: string[];
+  let changes: string[];
   const clients: TestClient[] = [];
   let adsClient: InstanceType<typeof AggregatedDiscoveryServiceClient>;
 
@@ -120,7 +121,9 @@ describe('ADS server', () => {
   beforeEach(async () => {
     cache = createSnapshotCache({ globalNamespaces: ['global'] });
     nackEvents = [];
+    changes = [];
     ads = createAdsServer({
+      onSidecarsChanged: (change) => changes.push(change),
       cache,
       logger: silentLogger,
       clock: systemClock,
@@ -151,6 +154,17 @@ describe('ADS server', () => {
     await until(() => ads.sidecars().length === 1);
     expect(ads.sidecars()[0]?.ackedVersion, 'the first request is not an ACK').to.equal(undefined);
     expect(ads.sidecars()[0]?.claimedVersion).to.equal('stale-version');
+  });
+
+  it('tells apart a sidecar joining or leaving (features may change) from an ACK (they cannot)', async () => {
+    cache.setResources([resource('a', 'one', 'd1')]);
+    const c = connect('n', { namespace: 'a' });
+    c.send({});
+    c.ack(await c.next());
+    await until(() => changes.length === 2);
+    c.close();
+    await until(() => changes.length === 3);
+    expect(changes).to.deep.equal(['joined', 'answered', 'left']);
   });
 
   it('gives an unscoped node the global set, and a scoped node its namespace plus the globals', async () => {
