@@ -354,19 +354,6 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
       break;
     case 'redis': {
       const redis = settings.redis;
-      for (const [name, instance] of [
-        ['REDIS', redis],
-        ['REDIS_PERSECOND', redis.perSecondInstance],
-      ] as const) {
-        if (name === 'REDIS_PERSECOND' && !redis.perSecond) continue;
-        if (instance.type === 'cluster') {
-          throw new SettingsError(
-            'unsupported',
-            `${name}_TYPE`,
-            `${name}_TYPE=cluster is not supported by this build yet: use single or sentinel`,
-          );
-        }
-      }
       // Upstream builds one TLS config from the REDIS_TLS_* files for both instances.
       const tls: RedisTlsOptions | undefined =
         redis.tls || (redis.perSecond && redis.perSecondInstance.tls)
@@ -386,6 +373,7 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
         timeoutMs: instance.timeoutMs,
         tls: instance.tls ? tls : undefined,
         sentinelAuth: instance.sentinelAuth,
+        clusterPipelineParallelism: instance.clusterPipelineParallelism,
       });
       backend = await connectRedisBackend({
         main: clientOptions(redis),

@@ -7,7 +7,7 @@ import { buildRedisTlsOptions, type RedisTlsOptions } from './redis-tls.js';
 
 /** Where and how to reach one Redis deployment (REDIS_* or REDIS_PERSECOND_* settings, parsed). */
 export interface RedisClientOptions {
-  /** REDIS_TYPE. 'single' and 'sentinel' are implemented; 'cluster' fails at startup as not implemented yet. */
+  /** REDIS_TYPE: one server, a master found through sentinels, or a cluster (createClusterPool). */
   readonly type: 'single' | 'sentinel' | 'cluster';
   /** REDIS_SOCKET_TYPE for single mode. */
   readonly socketType: 'tcp' | 'unix';
