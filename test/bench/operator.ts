@@ -18,6 +18,8 @@ const CR_COUNTS = (process.env.BENCH_CRS ?? '1000,10000')
   .split(',')
   .filter((c) => c !== '')
   .map(Number);
+/** Built operator entry (e.g. dist/operator/main.js after `npm run build`); unset runs operator/main.ts through tsx. */
+const OPERATOR_JS = process.env.BENCH_OPERATOR_JS ?? '';
 /** Extra node flags for the operator process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const OPERATOR_NODE_ARGS = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -162,7 +164,10 @@ async function startOperator(api: KubeApiServer): Promise<Operator> {
   // node --import tsx directly (not npx), so the child's pid is the operator's own process.
   const proc = startProcess(
     process.execPath,
-    [...OPERATOR_NODE_ARGS, '--import', 'tsx', path.resolve('operator/main.ts')],
+    [
+      ...OPERATOR_NODE_ARGS,
+      ...(OPERATOR_JS !== '' ? [path.resolve(OPERATOR_JS)] : ['--import', 'tsx', path.resolve('operator/main.ts')]),
+    ],
     {
       env: {
         PATH: process.env.PATH ?? '',
@@ -408,7 +413,8 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `\nchorus-operator benchmark, ${startedIso}, commit ${commit}, Node ${process.version}, ` +
+      `\nchorus-operator benchmark, ${startedIso}, commit ${commit}, operator ${OPERATOR_JS || 'operator/main.ts via tsx'}, ` +
+        `Node ${process.version}, ` +
         `${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${fmt(os.totalmem() / 2 ** 30)} GiB, ` +
         `load average ${load0.map((l) => l.toFixed(1)).join('/')} → ${load1.map((l) => l.toFixed(1)).join('/')}\n`,
     );
