@@ -141,6 +141,11 @@ export async function startRateLimitServer(
   let current: RateLimitConfig | undefined;
   const loadSuccess = stats.counter('ratelimit.service.config_load_success');
   const loadError = stats.counter('ratelimit.service.config_load_error');
+  // The file source stands in for upstream's goruntime loader, which also reports these two stats (spec §2.16).
+  const runtimeStats =
+    settings.configSource.type === 'FILE'
+      ? { loadAttempts: stats.counter('runtime.load_attempts'), numValues: stats.gauge('runtime.num_values') }
+      : undefined;
   let firstEvent: () => void = () => undefined;
   const firstEventSeen = new Promise<void>((resolve) => (firstEvent = resolve));
 
@@ -214,12 +219,15 @@ export async function startRateLimitServer(
       onConfig(config, names) {
         current = config;
         loadSuccess.inc();
+        runtimeStats?.loadAttempts.inc();
+        runtimeStats?.numValues.set(names.length);
         health.set('config', config.domains.length > 0);
         logger.info('successfully loaded new configuration', { files: names.join(',') });
         firstEvent();
       },
       onError(err) {
         loadError.inc();
+        runtimeStats?.loadAttempts.inc();
         logger.error(`error loading new configuration from runtime: ${err.message}`);
         firstEvent();
       },
@@ -374,6 +382,8 @@ export async function createDefaultDecisionService(context: DecisionServiceConte
         tls: instance.tls ? tls : undefined,
         sentinelAuth: instance.sentinelAuth,
         clusterPipelineParallelism: instance.clusterPipelineParallelism,
+        pipelineWindowMs: instance.pipelineWindowMs,
+        pipelineLimit: instance.pipelineLimit,
       });
       backend = await connectRedisBackend({
         main: clientOptions(redis),

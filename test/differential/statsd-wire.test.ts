@@ -27,11 +27,8 @@ function pick(map: ReadonlyMap<string, number>, prefixes: readonly string[]): Re
   return out;
 }
 
-/**
- * Stat names only upstream sends, with the reason. `ratelimit.go.*` are Go runtime stats. The goruntime loader's
- * `runtime.*` stats (spec §2.16) are not sent by ours yet: reported to the sidecar owner, kept visible here.
- */
-const UPSTREAM_ONLY = [/^ratelimit\.go\./, /^runtime\.load_attempts\|c$/, /^runtime\.num_values\|g$/];
+/** Stat names only upstream sends, with the reason: `ratelimit.go.*` are Go runtime stats. */
+const UPSTREAM_ONLY = [/^ratelimit\.go\./];
 
 function statNames(totals: StatsdTotals): string[] {
   return [
