@@ -1,12 +1,20 @@
-// The Redis counter store: one pipelined INCRBY+EXPIRE round trip per request per Redis, per-second split (§2.2).
-import type { Redis } from 'ioredis';
+// The Redis counter store: one pipelined INCRBY+EXPIRE round trip per request per Redis (or per batch of requests with a pipeline window), per-second split (§2.2).
+import type { Cluster } from 'ioredis';
 import { BackendError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { StatsStore } from '../stats/stats-store.js';
 import type { CounterBackend, CounterOp } from './backend.js';
 import { exponentialBackoff, type BackoffOptions } from './backoff.js';
+import {
+  checkPipelineSettings,
+  createCommandBatcher,
+  type CommandBatcher,
+  type RedisCommand,
+  type RedisReply,
+} from './redis-batcher.js';
 import { createClusterPool } from './redis-cluster-pool.js';
 import { createRedisPool, type RedisClientOptions, type RedisPool, type RedisPoolDeps } from './redis-pool.js';
+import { redisKeySlot } from './redis-slot.js';
 
 export type { RedisClientOptions } from './redis-pool.js';
 
@@ -35,6 +43,8 @@ export interface RedisBackendOptions {
 export interface RedisBackend extends CounterBackend {
   /** Ready connections of the main pool and of the per-second pool (0 when there is none). */
   activeConnections(): { main: number; perSecond: number };
+  /** Pipelines sent so far on all pools (with a pipeline window, one per flushed batch). */
+  pipelineCount(): number;
 }
 
 /**
@@ -44,6 +54,9 @@ export interface RedisBackend extends CounterBackend {
  */
 export async function connectRedisBackend(options: RedisBackendOptions): Promise<RedisBackend> {
   const { logger, stats } = options;
+  for (const client of [options.main, options.perSecond]) {
+    if (client !== undefined) checkPipelineSettings(client.pipelineWindowMs ?? 0, client.pipelineLimit ?? 0);
+  }
   let mainActive = 0;
   let perSecondActive = 0;
   let started = false;
@@ -116,48 +129,111 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
   const timeoutMs = Math.max(options.main.timeoutMs, options.perSecond?.timeoutMs ?? 0);
   let closed = false;
 
-  type Pipeline = ReturnType<Redis['pipeline']>;
+  let pipelines = 0;
+  const batchers: CommandBatcher[] = [];
 
-  /** Executes one pipeline and returns its replies, or throws BackendError with Redis' text. */
-  const run = async (pipeline: Pipeline): Promise<unknown[]> => {
+  /** Sends one pipeline on a connection of the pool; counts it. */
+  const execPipeline = async (pool: RedisPool, commands: readonly RedisCommand[]): Promise<readonly RedisReply[]> => {
+    pipelines++;
+    const results = await pool
+      .next()
+      .pipeline(commands as unknown as unknown[][])
+      .exec();
+    if (results === null) throw new Error('redis pipeline was aborted');
+    return results;
+  };
+
+  /** One request's replies as values; the first command error becomes the request's error. */
+  const values = (results: readonly RedisReply[]): unknown[] => {
+    const out = new Array<unknown>(results.length);
+    for (let i = 0; i < results.length; i++) {
+      const [err, value] = results[i]!;
+      if (err !== null) throw err;
+      out[i] = value;
+    }
+    return out;
+  };
+
+  const asBackendError = (err: unknown): BackendError =>
+    err instanceof BackendError ? err : new BackendError((err as Error).message, { cause: err });
+
+  /** Window 0: one pipeline for this request alone, bounded by the request timeout. */
+  const runAlone = async (pool: RedisPool, commands: readonly RedisCommand[]): Promise<unknown[]> => {
     let timer: NodeJS.Timeout | undefined;
     try {
       const results = await Promise.race([
-        pipeline.exec(),
+        execPipeline(pool, commands),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`redis request timed out after ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
-      if (results === null) throw new Error('redis pipeline was aborted');
-      const out = new Array<unknown>(results.length);
-      for (let i = 0; i < results.length; i++) {
-        const [err, value] = results[i]!;
-        if (err !== null) throw err;
-        out[i] = value;
-      }
-      return out;
+      return values(results);
     } catch (err) {
-      throw new BackendError((err as Error).message, { cause: err });
+      throw asBackendError(err);
     } finally {
       clearTimeout(timer);
     }
   };
 
-  const append = (pipeline: Pipeline, op: CounterOp, increment: boolean): void => {
+  type Send = (commands: readonly RedisCommand[]) => Promise<unknown[]>;
+
+  /**
+   * How a pool's commands are sent: alone (window 0), or through a batcher (one per pool; in cluster mode one
+   * per master node, found from the client's slot map, because a pipeline may only reach one node).
+   */
+  const makeSender = (pool: RedisPool, client: RedisClientOptions): Send => {
+    const windowMs = client.pipelineWindowMs ?? 0;
+    if (!(windowMs > 0)) return (commands) => runAlone(pool, commands);
+    const newBatcher = (): CommandBatcher => {
+      const batcher = createCommandBatcher({
+        windowMs,
+        limit: client.pipelineLimit ?? 0,
+        flush: (commands) => execPipeline(pool, commands),
+      });
+      batchers.push(batcher);
+      return batcher;
+    };
+    const submit = async (batcher: CommandBatcher, commands: readonly RedisCommand[]): Promise<unknown[]> => {
+      try {
+        return values(await batcher.submit(commands, timeoutMs));
+      } catch (err) {
+        throw asBackendError(err);
+      }
+    };
+    if (!pool.perKeyPipelines) {
+      const batcher = newBatcher();
+      return (commands) => submit(batcher, commands);
+    }
+    const byNode = new Map<string, CommandBatcher>();
+    return (commands) => {
+      const slot = redisKeySlot(commands[0]![1]);
+      const node = (pool.next() as Cluster).slots[slot]?.[0] ?? `slot ${slot}`;
+      let batcher = byNode.get(node);
+      if (batcher === undefined) byNode.set(node, (batcher = newBatcher()));
+      return submit(batcher, commands);
+    };
+  };
+
+  const sendMain = makeSender(main, options.main);
+  const sendSecond = perSecond === undefined ? undefined : makeSender(perSecond, options.perSecond!);
+  const batching = (client: RedisClientOptions): boolean => (client.pipelineWindowMs ?? 0) > 0;
+
+  const append = (commands: RedisCommand[], op: CounterOp, increment: boolean): void => {
     if (increment) {
-      pipeline.incrby(op.key, op.hits);
-      pipeline.expire(op.key, op.ttlSeconds);
+      commands.push(['incrby', op.key, op.hits], ['expire', op.key, op.ttlSeconds]);
     } else {
-      pipeline.get(op.key);
+      commands.push(['get', op.key]);
     }
   };
 
   /**
    * Cluster mode (upstream groups commands by key): one small pipeline per key, `pool.parallelism` at a time
-   * (1 = serially, as upstream's default). Writes each key's INCRBY/GET reply into out.
+   * (1 = serially, as upstream's default; with a pipeline window all at once, since they are batched anyway).
+   * Writes each key's INCRBY/GET reply into out.
    */
   const runPerKey = async (
-    pool: RedisPool,
+    send: Send,
+    width: number,
     ops: readonly CounterOp[],
     indices: readonly number[],
     increment: boolean,
@@ -167,13 +243,13 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
     const worker = async (): Promise<void> => {
       while (next < indices.length) {
         const index = indices[next++]!;
-        const pipeline = pool.next().pipeline();
-        append(pipeline, ops[index]!, increment);
-        out[index] = toCount((await run(pipeline))[0]);
+        const commands: RedisCommand[] = [];
+        append(commands, ops[index]!, increment);
+        out[index] = toCount((await send(commands))[0]);
       }
     };
     const workers: Promise<void>[] = [];
-    for (let w = 0; w < Math.min(pool.parallelism, indices.length); w++) workers.push(worker());
+    for (let w = 0; w < Math.min(width, indices.length); w++) workers.push(worker());
     await Promise.all(workers);
   };
 
@@ -190,27 +266,27 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
       for (let i = 0; i < ops.length; i++) {
         (perSecond !== undefined && ops[i]!.perSecond ? secondIndices : mainIndices).push(i);
       }
-      const runOn = (pool: RedisPool, indices: number[]): Promise<void> =>
+      const runOn = (pool: RedisPool, client: RedisClientOptions, send: Send, indices: number[]): Promise<void> =>
         pool.perKeyPipelines
-          ? runPerKey(pool, ops, indices, increment, out)
-          : runShared(pool, ops, indices, increment, out);
+          ? runPerKey(send, batching(client) ? indices.length : pool.parallelism, ops, indices, increment, out)
+          : runShared(send, ops, indices, increment, out);
       await Promise.all([
-        mainIndices.length > 0 ? runOn(main, mainIndices) : undefined,
-        secondIndices.length > 0 ? runOn(perSecond!, secondIndices) : undefined,
+        mainIndices.length > 0 ? runOn(main, options.main, sendMain, mainIndices) : undefined,
+        secondIndices.length > 0 ? runOn(perSecond!, options.perSecond!, sendSecond!, secondIndices) : undefined,
       ]);
       return out;
     }
-    let mainPipeline: Pipeline | undefined;
-    let secondPipeline: Pipeline | undefined;
+    let mainCommands: RedisCommand[] | undefined;
+    let secondCommands: RedisCommand[] | undefined;
     for (const op of ops) {
-      let pipeline: Pipeline;
-      if (perSecond !== undefined && op.perSecond) pipeline = secondPipeline ??= perSecond.next().pipeline();
-      else pipeline = mainPipeline ??= main.next().pipeline();
-      append(pipeline, op, increment);
+      let commands: RedisCommand[];
+      if (perSecond !== undefined && op.perSecond) commands = secondCommands ??= [];
+      else commands = mainCommands ??= [];
+      append(commands, op, increment);
     }
     const [mainReplies, secondReplies] = await Promise.all([
-      mainPipeline === undefined ? undefined : run(mainPipeline),
-      secondPipeline === undefined ? undefined : run(secondPipeline),
+      mainCommands === undefined ? undefined : sendMain(mainCommands),
+      secondCommands === undefined ? undefined : sendSecond!(secondCommands),
     ]);
     const stride = increment ? 2 : 1;
     let m = 0;
@@ -225,15 +301,15 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
 
   /** One pipeline on a non-cluster pool for the ops at `indices` (used when the other pool is a cluster). */
   const runShared = async (
-    pool: RedisPool,
+    send: Send,
     ops: readonly CounterOp[],
     indices: readonly number[],
     increment: boolean,
     out: number[],
   ): Promise<void> => {
-    const pipeline = pool.next().pipeline();
-    for (const index of indices) append(pipeline, ops[index]!, increment);
-    const replies = await run(pipeline);
+    const commands: RedisCommand[] = [];
+    for (const index of indices) append(commands, ops[index]!, increment);
+    const replies = await send(commands);
     const stride = increment ? 2 : 1;
     for (let k = 0; k < indices.length; k++) out[indices[k]!] = toCount(replies[k * stride]);
   };
@@ -244,9 +320,11 @@ export async function connectRedisBackend(options: RedisBackendOptions): Promise
     async close() {
       if (closed) return;
       closed = true;
+      for (const batcher of batchers) batcher.flushNow();
       await Promise.all(pools.map((p) => p.close()));
     },
     activeConnections: () => ({ main: main.activeCount(), perSecond: perSecond?.activeCount() ?? 0 }),
+    pipelineCount: () => pipelines,
   };
 }
 

@@ -34,6 +34,13 @@ export interface RedisClientOptions {
    * the pool size at once (0), or at most N at once (capped at the pool size). Negative values are rejected.
    */
   readonly clusterPipelineParallelism?: number;
+  /**
+   * REDIS_PIPELINE_WINDOW in ms: > 0 collects the commands of concurrent requests and sends them as one pipeline
+   * when the window elapses (all modes; cluster mode: one batch per node). 0 or undefined: one pipeline per request.
+   */
+  readonly pipelineWindowMs?: number;
+  /** REDIS_PIPELINE_LIMIT: with a window, flush as soon as this many commands are queued (0 = window only). */
+  readonly pipelineLimit?: number;
 }
 
 export interface RedisPool {
