@@ -3,13 +3,17 @@
 // Run: source test/tools/env.sh && npx tsx test/bench/ratelimit.ts
 // Knobs: BENCH_DURATION_S (measured seconds per run, default 8), BENCH_ROUNDS (interleaved rounds, median shown,
 //        default 2), BENCH_CONCURRENCY (default 32),
-//        BENCH_TARGETS (comma list of ours-memory,ours-redis,ours-redis-2w,upstream; default all),
+//        BENCH_TARGETS (comma list of ours-memory,ours-redis,ours-redis-2w,upstream; default these four; also
+//        ours-redis-window, ours-cluster, ours-cluster-window, upstream-cluster: REDIS_PIPELINE_WINDOW on, and a
+//        local 3-master Redis Cluster started only when a cluster target is chosen),
+//        BENCH_PIPELINE_WINDOW (REDIS_PIPELINE_WINDOW of the *-window and upstream-cluster targets, default 1ms),
 //        BENCH_OURS (build: tsc to a temp dir, run with node, the default; source: run through tsx).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startChorusRateLimit } from '../differential/chorus-service.js';
 import { createRlsClient } from '../differential/rls-client.js';
+import { startRedisCluster, type RedisClusterNodes } from '../integration/sidecar/backends/redis-cluster-nodes.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import {
   requireTool,
@@ -22,8 +26,16 @@ import { runGhz, type GhzResult } from './ghz-run.js';
 import { treeRssMiB } from './process-rss.js';
 
 const DESCRIPTOR_COUNTS = [1, 3] as const;
-const TARGETS = ['ours-memory', 'ours-redis', 'ours-redis-2w', 'upstream'] as const;
+const DEFAULT_TARGETS = ['ours-memory', 'ours-redis', 'ours-redis-2w', 'upstream'] as const;
+const TARGETS = [
+  ...DEFAULT_TARGETS,
+  'ours-redis-window',
+  'ours-cluster',
+  'ours-cluster-window',
+  'upstream-cluster',
+] as const;
 type Target = (typeof TARGETS)[number];
+const isClusterTarget = (t: Target): boolean => t.includes('cluster');
 
 const RULES = `
 domain: bench
@@ -45,6 +57,8 @@ interface Settings {
   /** Interleaved measurement rounds; the table shows each cell's median run. */
   readonly rounds: number;
   readonly targets: readonly Target[];
+  /** REDIS_PIPELINE_WINDOW for the *-window targets and upstream-cluster (a Go duration). */
+  readonly pipelineWindow: string;
 }
 
 function parseOursFrom(raw: string | undefined): 'build' | 'source' {
@@ -61,7 +75,7 @@ function parseSettings(env: NodeJS.ProcessEnv): Settings {
     if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
     return n;
   };
-  const targets = (env.BENCH_TARGETS ?? TARGETS.join(',')).split(',').map((t) => t.trim());
+  const targets = (env.BENCH_TARGETS ?? DEFAULT_TARGETS.join(',')).split(',').map((t) => t.trim());
   for (const t of targets) {
     if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown BENCH_TARGETS entry ${t}`);
   }
@@ -72,6 +86,7 @@ function parseSettings(env: NodeJS.ProcessEnv): Settings {
     warmupSeconds: 2,
     concurrency: positive('BENCH_CONCURRENCY', 32),
     targets: targets as Target[],
+    pipelineWindow: env.BENCH_PIPELINE_WINDOW ?? '1ms',
   };
 }
 
@@ -93,9 +108,15 @@ interface Row {
 async function startTarget(
   target: Target,
   redis: RedisServer,
+  cluster: RedisClusterNodes | undefined,
   runtimeRoot: string,
   compiledMain: string | undefined,
+  pipelineWindow: string,
 ): Promise<RateLimitService> {
+  const clusterUrl = (): string => {
+    if (cluster === undefined) throw new Error('no Redis Cluster started');
+    return cluster.url;
+  };
   const common = {
     USE_STATSD: 'false',
     LOG_LEVEL: 'warn',
@@ -128,6 +149,44 @@ async function startTarget(
           REDIS_URL: redis.url,
           CACHE_KEY_PREFIX: 'ours2:',
           WORKERS: '2',
+        },
+      });
+    case 'ours-redis-window':
+      return startChorusRateLimit({
+        compiledMain,
+        env: {
+          ...common,
+          BACKEND_TYPE: 'redis',
+          REDIS_SOCKET_TYPE: 'tcp',
+          REDIS_URL: redis.url,
+          CACHE_KEY_PREFIX: 'oursw:',
+          REDIS_PIPELINE_WINDOW: pipelineWindow,
+        },
+      });
+    case 'ours-cluster':
+    case 'ours-cluster-window':
+      return startChorusRateLimit({
+        compiledMain,
+        env: {
+          ...common,
+          BACKEND_TYPE: 'redis',
+          REDIS_TYPE: 'cluster',
+          REDIS_URL: clusterUrl(),
+          CACHE_KEY_PREFIX: target === 'ours-cluster' ? 'oursc:' : 'ourscw:',
+          REDIS_PIPELINE_WINDOW: target === 'ours-cluster' ? '0' : pipelineWindow,
+        },
+      });
+    case 'upstream-cluster':
+      // Upstream applies the window only in cluster mode, where its README calls it required.
+      return startUpstreamRateLimit({
+        redisUrl: clusterUrl(),
+        runtimeRoot,
+        runtimeSubdirectory: 'ratelimit',
+        env: {
+          CACHE_KEY_PREFIX: 'upc:',
+          STATS_FLUSH_INTERVAL: '10s',
+          REDIS_TYPE: 'cluster',
+          REDIS_PIPELINE_WINDOW: pipelineWindow,
         },
       });
     case 'upstream':
@@ -169,8 +228,10 @@ function fmt(n: number | undefined, digits = 0): string {
 }
 
 function printTable(rows: readonly Row[], settings: Settings): void {
-  const upstreamRps = (d: number): number | undefined =>
-    rows.find((r) => r.target === 'upstream' && r.descriptors === d)?.result?.requestsPerSecond;
+  // Cluster targets compare with upstream in cluster mode, the others with upstream on one Redis.
+  const upstreamRps = (target: Target, d: number): number | undefined =>
+    rows.find((r) => r.target === (isClusterTarget(target) ? 'upstream-cluster' : 'upstream') && r.descriptors === d)
+      ?.result?.requestsPerSecond;
   const header = [
     'target',
     'descr',
@@ -185,7 +246,7 @@ function printTable(rows: readonly Row[], settings: Settings): void {
   const lines = rows.map((r) => {
     if (r.result === undefined) return [r.target, String(r.descriptors), `FAILED: ${r.failure ?? '?'}`];
     const errors = Object.values(r.result.errors).reduce((a, b) => a + b, 0);
-    const up = upstreamRps(r.descriptors);
+    const up = upstreamRps(r.target, r.descriptors);
     return [
       r.target,
       String(r.descriptors),
@@ -195,13 +256,13 @@ function printTable(rows: readonly Row[], settings: Settings): void {
       fmt(r.result.p99Ms, 2),
       r.result.cutAtEnd > 0 ? `${errors} (+${r.result.cutAtEnd} cut)` : String(errors),
       fmt(r.rssMiB),
-      up === undefined || r.target === 'upstream' ? '' : `${fmt(r.result.requestsPerSecond / up, 2)}x`,
+      up === undefined || r.target.startsWith('upstream') ? '' : `${fmt(r.result.requestsPerSecond / up, 2)}x`,
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const row = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   console.log(
-    `\nShouldRateLimit, ghz --concurrency ${settings.concurrency}, ${settings.durationSeconds}s measured after ${settings.warmupSeconds}s warm-up, median of ${settings.rounds} interleaved round(s), ours from ${settings.oursFrom}, load average ${os
+    `\nShouldRateLimit, ghz --concurrency ${settings.concurrency}, ${settings.durationSeconds}s measured after ${settings.warmupSeconds}s warm-up, median of ${settings.rounds} interleaved round(s), ours from ${settings.oursFrom}, pipeline window ${settings.pipelineWindow} (*-window, upstream-cluster), load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'})`,
@@ -229,6 +290,7 @@ async function main(): Promise<void> {
   writeRuleFiles(runtimeRoot, 'ratelimit', { 'bench.yaml': RULES });
   const ours = settings.oursFrom === 'build' ? await compileSidecar() : undefined;
   const redis = await startRedisServer();
+  const cluster = settings.targets.some(isClusterTarget) ? await startRedisCluster() : undefined;
   const services = new Map<Target, RateLimitService>();
   const failures = new Map<string, string>();
   const results = new Map<string, GhzResult[]>();
@@ -239,7 +301,10 @@ async function main(): Promise<void> {
     // shared machine hits every target alike; an idle server costs next to nothing meanwhile.
     for (const target of settings.targets) {
       try {
-        services.set(target, await startTarget(target, redis, runtimeRoot, ours?.main));
+        services.set(
+          target,
+          await startTarget(target, redis, cluster, runtimeRoot, ours?.main, settings.pipelineWindow),
+        );
       } catch (err) {
         const failure = (err as Error).message.split('\n').slice(0, 2).join(' ');
         for (const d of DESCRIPTOR_COUNTS) failures.set(cell(target, d), failure);
@@ -273,6 +338,7 @@ async function main(): Promise<void> {
   } finally {
     for (const service of services.values()) await service.stop();
     await redis.stop();
+    await cluster?.stop();
     rmSync(runtimeRoot, { recursive: true, force: true });
     ours?.remove();
   }
