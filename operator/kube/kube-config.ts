@@ -106,12 +106,18 @@ export function kubeconfigFromFiles(files: string): KubeConfig {
   return checked(kc, `kubeconfig ${list.join(path.delimiter)}`);
 }
 
-/** The in-cluster configuration (service account token, re-read as it rotates), or undefined when not in a pod. */
-export function inClusterConfig(env: Readonly<Record<string, string | undefined>>): KubeConfig | undefined {
+/**
+ * The in-cluster configuration (service account token, re-read as it rotates), or undefined when not in a pod.
+ * @param rootDir prefix of `/var/run/secrets/kubernetes.io/serviceaccount` (tests only; '' in a pod).
+ */
+export function inClusterConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  rootDir = '',
+): KubeConfig | undefined {
   if (!env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT) return undefined;
   const kc = new KubeConfig();
   // Reads KUBERNETES_SERVICE_HOST/PORT from process.env itself; env above only decides whether we are in a pod.
-  kc.loadFromCluster();
+  kc.loadFromCluster(rootDir);
   return checked(kc, 'in-cluster configuration');
 }
 

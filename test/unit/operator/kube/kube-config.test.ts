@@ -1,6 +1,6 @@
 // kubeconfig loading through @kubernetes/client-node: current context, merging, the credentials each user kind sends.
 import { expect } from 'chai';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -123,6 +123,32 @@ describe('kubeconfig loader', () => {
     expect(() => kubeconfigFromFiles(path.join(dir, 'missing'))).to.throw(KubeConfigError, /missing/);
     expect(() => kubeconfigFromFiles(write(base({}, { server: 'not a url' })))).to.throw(KubeConfigError, /URL/);
     expect(() => kubeconfigFromFiles('')).to.throw(KubeConfigError);
+  });
+
+  it('in a pod, uses the service account token and CA and brackets an IPv6 service host', async () => {
+    const sa = path.join(dir, 'var/run/secrets/kubernetes.io/serviceaccount');
+    mkdirSync(sa, { recursive: true });
+    writeFileSync(path.join(sa, 'token'), 'sa-token');
+    writeFileSync(path.join(sa, 'ca.crt'), 'SA-CA');
+    const env = { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' };
+    // The package reads these from process.env itself.
+    const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
+    Object.assign(process.env, env);
+    try {
+      const kc = inClusterConfig(env, dir);
+      expect(kc?.getCurrentCluster()?.server).to.equal('https://[fd00::1]:443');
+      const opts: { ca?: unknown; headers?: Record<string, string> } = {};
+      await kc?.applyToHTTPSOptions(opts);
+      expect([String(opts.ca), opts.headers?.Authorization]).to.deep.equal(['SA-CA', 'Bearer sa-token']);
+    } finally {
+      for (const [k, v] of [
+        ['KUBERNETES_SERVICE_HOST', saved.host],
+        ['KUBERNETES_SERVICE_PORT', saved.port],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 
   it('is not in-cluster without KUBERNETES_SERVICE_HOST/PORT, and then takes KUBECONFIG', () => {
