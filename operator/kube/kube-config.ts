@@ -57,7 +57,9 @@ function loadFile(file: string, tokenFiles: Map<string, string>): KubeConfig {
     const text = readFileSync(file, 'utf8');
     kc.loadFromString(text);
     kc.makePathsAbsolute(path.dirname(file));
-    for (const [user, tokenFile] of tokenFilesOf(file, text)) tokenFiles.set(user, tokenFile);
+    // First file wins per user name, as in the merge below.
+    for (const [user, tokenFile] of tokenFilesOf(file, text))
+      if (!tokenFiles.has(user)) tokenFiles.set(user, tokenFile);
   } catch (err) {
     throw new KubeConfigError(`cannot read kubeconfig ${file}: ${(err as Error).message}`);
   }
