@@ -1,5 +1,5 @@
 // Speech gateway benchmark over real HTTP: first audio byte, real-time factor, throughput and RSS of chorus-speech.
-// Run: npx tsx test/bench/speech-gateway.ts   (loopback only; stops by itself, about 3-5 minutes)
+// Run: npx tsx test/bench/speech-gateway.ts   (loopback only; stops by itself, 2.5-4.5 minutes here)
 //   BENCH_RUNS          sequential requests per 100-character case (default 50)
 //   BENCH_LONG_RUNS     sequential requests per 2,000-character case (default 20)
 //   BENCH_LOAD_SECONDS  closed-loop duration per concurrency level and format (default 10)
