@@ -38,6 +38,8 @@ export function startSynthesis(
         language: plan.language,
         voice: plan.voice,
         modelId: plan.model.id,
+        // The engine resamples in its workers (or on the engine server); the encoder then only encodes.
+        sampleRate: plan.format.sampleRate,
         signal: controller.signal,
       });
       for await (const event of events) {

@@ -13,6 +13,7 @@ export function requestToWire(input: SynthesisInput): SynthesizeRequest {
     text: input.text,
     language: input.language,
     modelId: input.modelId,
+    sampleRate: input.sampleRate ?? 0,
     voice: {
       espeakVoice: input.voice.espeakVoice,
       ratePercent: input.voice.ratePercent ?? 0,
@@ -22,7 +23,7 @@ export function requestToWire(input: SynthesisInput): SynthesizeRequest {
   };
 }
 
-/** The engine input for a wire request; 0 percentages mean unset. Throws EngineError `internal` without a voice. */
+/** The engine input for a wire request; 0 percentages and a 0 sample rate mean unset. Throws EngineError `internal` without a voice. */
 export function requestFromWire(request: SynthesizeRequest, signal: AbortSignal): SynthesisInput {
   const voice = request.voice;
   if (voice === undefined || voice.espeakVoice === '') throw new EngineError('internal', 'request without a voice');
@@ -34,6 +35,7 @@ export function requestFromWire(request: SynthesizeRequest, signal: AbortSignal)
     text: request.text,
     language: request.language,
     modelId: request.modelId,
+    ...(request.sampleRate > 0 ? { sampleRate: request.sampleRate } : {}),
     signal,
     voice: {
       espeakVoice: voice.espeakVoice,

@@ -21,6 +21,13 @@ export interface SynthesisInput {
   readonly voice: VoiceProfile;
   /** Model id the request was made for (`tts-3.2` gets the smallest first audio chunk). */
   readonly modelId: string;
+  /**
+   * Sample rate in Hz of the audio events; undefined means the engine's native rate (22,050 Hz for espeak). The
+   * engine resamples off the caller's thread (in its workers, or on the engine server), so a gateway can ask for
+   * its output format's rate. An integer in 8,000-48,000, else the iterator throws `EngineError` `internal`.
+   * Marks and sentence times are in ms and do not depend on it.
+   */
+  readonly sampleRate?: number;
   /** Aborting stops synthesis; the iterator then throws an `EngineError` with code `aborted`. */
   readonly signal?: AbortSignal;
 }
@@ -41,10 +48,10 @@ export interface WordMark {
 }
 
 /**
- * What a synthesis yields, in order. Audio chunks are consecutive PCM (mono s16, native byte order);
- * `marks` events carry word marks as soon as they are final (each word exactly once, in input order,
- * non-overlapping, within the audio produced so far or by the end); `sentence` events carry the span
- * (code points) and times of one sentence once it is complete.
+ * What a synthesis yields, in order. Audio chunks are consecutive PCM (mono s16, native byte order), every one at
+ * the input's `sampleRate` when it is given; `marks` events carry word marks as soon as they are final (each word
+ * exactly once, in input order, non-overlapping, within the audio produced so far or by the end); `sentence`
+ * events carry the span (code points) and times of one sentence once it is complete.
  */
 export type EngineEvent =
   | { readonly type: 'audio'; readonly pcm: Int16Array; readonly sampleRate: number }

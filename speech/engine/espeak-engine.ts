@@ -2,12 +2,12 @@
 import os from 'node:os';
 import type { Logger } from '../../sidecar/logger.js';
 import { ChunkQueue } from '../audio/chunk-queue.js';
-import { type EngineEvent, type SpeechEngine, type SynthesisInput } from './engine.js';
+import { EngineError, type EngineEvent, type SpeechEngine, type SynthesisInput } from './engine.js';
 import { parseSpeechInput } from './ssml.js';
 import { espeakParameters, resolveEspeakVoice } from './voices.js';
 import { planSegments, type Segment } from './segments.js';
-import { WordAligner, type AlignerOutput, type RawEngineEvent } from './word-aligner.js';
-import { WorkerPool } from './worker-pool.js';
+import { WordAligner, type AlignerOutput } from './word-aligner.js';
+import { WorkerPool, type JobChunk } from './worker-pool.js';
 
 export interface EspeakEngineOptions {
   /** Worker threads; default the number of cores. */
@@ -19,8 +19,11 @@ export interface EspeakEngineOptions {
 
 /** Models whose first audio chunk is cut small (lowest time to first byte). */
 const SMALL_FIRST_CHUNK_MODELS = new Set(['tts-3.2']);
-/** 20 ms at 22.05 kHz: the first piece of audio for low-latency models. */
-const SMALL_FIRST_CHUNK_SAMPLES = 441;
+/** The first piece of audio for low-latency models. */
+const SMALL_FIRST_CHUNK_MS = 20;
+/** Output rates a synthesis may ask for (telephony up to studio rates). */
+const MIN_SAMPLE_RATE = 8000;
+const MAX_SAMPLE_RATE = 48000;
 /** Input characters in the first worker job of a long plain-text synthesis (a sentence or two). */
 const FIRST_SEGMENT_CHARS = 200;
 /** Input characters in each later job: about a minute of audio, a few hundred ms of worker time. */
@@ -31,6 +34,16 @@ export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
   const pool = new WorkerPool({ workers, maxQueue: options.maxQueue ?? workers * 64, logger: options.logger });
 
   async function* synthesize(input: SynthesisInput): AsyncGenerator<EngineEvent> {
+    const outputRate = input.sampleRate;
+    if (
+      outputRate !== undefined &&
+      !(Number.isInteger(outputRate) && outputRate >= MIN_SAMPLE_RATE && outputRate <= MAX_SAMPLE_RATE)
+    ) {
+      throw new EngineError(
+        'internal',
+        `sample rate ${outputRate} Hz is not supported (${MIN_SAMPLE_RATE}-${MAX_SAMPLE_RATE} Hz)`,
+      );
+    }
     const parsed = parseSpeechInput(input.text);
     const aligner = new WordAligner(parsed);
     const events = new ChunkQueue<EngineEvent>();
@@ -39,6 +52,8 @@ export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
     const forwardAbort = (): void => controller.abort();
     if (outer?.aborted === true) controller.abort();
     outer?.addEventListener('abort', forwardAbort, { once: true });
+    // Native-rate samples so far: marks and segment offsets are timed on espeak's own timeline, so they do not
+    // depend on the output rate (the resampled audio lags it by the filter delay until the job's flush).
     let samples = 0;
     let rate = 0;
     let split = SMALL_FIRST_CHUNK_MODELS.has(input.modelId);
@@ -63,17 +78,19 @@ export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
         rateWpm: params.rateWpm,
         pitch: params.pitch,
         range: params.range,
+        ...(outputRate === undefined ? {} : { sampleRate: outputRate }),
       };
       const sink = {
-        chunk(pcm: Int16Array, sampleRate: number, raw: readonly RawEngineEvent[]): void {
-          rate = sampleRate;
+        chunk({ pcm, sampleRate, sourceSamples, sourceRate, events: raw }: JobChunk): void {
+          rate = sourceRate;
+          samples += sourceSamples;
           if (pcm.length > 0) {
-            if (split && pcm.length > SMALL_FIRST_CHUNK_SAMPLES) {
-              events.push({ type: 'audio', pcm: pcm.slice(0, SMALL_FIRST_CHUNK_SAMPLES), sampleRate });
-              events.push({ type: 'audio', pcm: pcm.slice(SMALL_FIRST_CHUNK_SAMPLES), sampleRate });
+            const firstSamples = Math.round((sampleRate * SMALL_FIRST_CHUNK_MS) / 1000);
+            if (split && pcm.length > firstSamples) {
+              events.push({ type: 'audio', pcm: pcm.slice(0, firstSamples), sampleRate });
+              events.push({ type: 'audio', pcm: pcm.slice(firstSamples), sampleRate });
             } else events.push({ type: 'audio', pcm, sampleRate });
             split = false;
-            samples += pcm.length;
           }
           const shifted =
             index === 0
@@ -83,7 +100,7 @@ export function createEspeakEngine(options: EspeakEngineOptions): SpeechEngine {
                   textPosition: Math.max(1, ev.textPosition + positionBase),
                   audioMs: ev.audioMs + msBase,
                 }));
-          emitAligned(aligner.push(shifted, (samples * 1000) / sampleRate));
+          emitAligned(aligner.push(shifted, (samples * 1000) / sourceRate));
         },
       };
       return pool.run(spec, sink, controller.signal, index > 0);

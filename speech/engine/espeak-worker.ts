@@ -1,6 +1,7 @@
 // Worker-thread body: one espeak-ng WebAssembly instance that runs synthesis jobs and streams audio and events back.
 import createEspeakModule, { type EspeakEvent } from '@echogarden/espeak-ng-emscripten';
 import { parentPort, workerData } from 'node:worker_threads';
+import { createResampler } from '../audio/resampler.js';
 import { restoreSnapshot, takeSnapshot } from './memory-snapshot.js';
 import type { SynthJob, WorkerInit, WorkerReply } from './worker-protocol.js';
 import type { RawEngineEvent } from './word-aligner.js';
@@ -50,7 +51,8 @@ async function main(): Promise<void> {
     module.HEAPU8.set(bytes, ptr);
     return ptr;
   };
-  post({ type: 'ready', sampleRate: engine.get_samplerate() });
+  const nativeRate = engine.get_samplerate();
+  post({ type: 'ready', sampleRate: nativeRate });
 
   port.on('message', (job: SynthJob) => {
     try {
@@ -67,6 +69,11 @@ async function main(): Promise<void> {
       engine.set_pitch(job.pitch);
       engine.set_range(job.range);
       let aborted = false;
+      // Resampling here keeps it off the gateway's event loop, where it was the largest cost (benchmarks-speech.md).
+      const resampler =
+        job.sampleRate === undefined || job.sampleRate === nativeRate
+          ? undefined
+          : createResampler(nativeRate, job.sampleRate);
       engine.synthesize(cString(job.text), (audio, events) => {
         if (Atomics.load(abortFlag, 0) === job.id) {
           aborted = true;
@@ -78,10 +85,19 @@ async function main(): Promise<void> {
           if (r !== undefined) raw.push(r);
         }
         if (audio.length > 0 || raw.length > 0) {
-          post({ type: 'chunk', id: job.id, pcm: audio, events: raw }, [audio.buffer as ArrayBuffer]);
+          const pcm = resampler === undefined ? audio : resampler.process(audio);
+          post({ type: 'chunk', id: job.id, pcm, sourceSamples: audio.length, events: raw }, [
+            pcm.buffer as ArrayBuffer,
+          ]);
         }
         return false;
       });
+      if (resampler !== undefined && !aborted) {
+        const tail = resampler.flush();
+        if (tail.length > 0) {
+          post({ type: 'chunk', id: job.id, pcm: tail, sourceSamples: 0, events: [] }, [tail.buffer as ArrayBuffer]);
+        }
+      }
       post({ type: 'done', id: job.id, aborted });
     } catch (err) {
       post({ type: 'error', id: job.id, message: String(err) });

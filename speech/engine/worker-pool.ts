@@ -16,9 +16,21 @@ export interface WorkerPoolOptions {
   readonly logger: Logger;
 }
 
+/** One piece of a job's output. */
+export interface JobChunk {
+  /** Audio at `sampleRate` (the job's output rate). */
+  readonly pcm: Int16Array;
+  readonly sampleRate: number;
+  /** Native-rate samples espeak produced for this chunk; events and marks are timed on this timeline. */
+  readonly sourceSamples: number;
+  /** espeak's own rate (22,050 Hz). */
+  readonly sourceRate: number;
+  readonly events: readonly RawEngineEvent[];
+}
+
 /** Receives one job's output, in order. */
 export interface JobSink {
-  chunk(pcm: Int16Array, sampleRate: number, events: readonly RawEngineEvent[]): void;
+  chunk(chunk: JobChunk): void;
 }
 
 export type JobSpec = Omit<SynthJob, 'type' | 'id'>;
@@ -141,7 +153,13 @@ export class WorkerPool {
     const job = slot.current;
     if (job === undefined || job.job.id !== reply.id) return;
     if (reply.type === 'chunk') {
-      job.sink.chunk(reply.pcm, slot.sampleRate, reply.events);
+      job.sink.chunk({
+        pcm: reply.pcm,
+        sampleRate: job.job.sampleRate ?? slot.sampleRate,
+        sourceSamples: reply.sourceSamples,
+        sourceRate: slot.sampleRate,
+        events: reply.events,
+      });
       return;
     }
     slot.current = undefined;

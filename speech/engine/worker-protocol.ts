@@ -19,6 +19,8 @@ export interface SynthJob {
   readonly rateWpm: number;
   readonly pitch: number;
   readonly range: number;
+  /** Output rate in Hz; the worker resamples espeak's native-rate audio to it. Undefined: native rate. */
+  readonly sampleRate?: number;
 }
 
 export type WorkerReply =
@@ -26,7 +28,10 @@ export type WorkerReply =
   | {
       readonly type: 'chunk';
       readonly id: number;
+      /** At the job's output rate; the resampler's filter delay makes it lag the native audio by a few samples. */
       readonly pcm: Int16Array;
+      /** Native-rate samples espeak produced for this chunk: the timeline that events and marks are measured on. */
+      readonly sourceSamples: number;
       readonly events: readonly RawEngineEvent[];
     }
   | { readonly type: 'done'; readonly id: number; readonly aborted: boolean }

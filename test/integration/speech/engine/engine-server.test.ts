@@ -108,6 +108,17 @@ describe('engine server (chorus-speech-engine over gRPC)', function () {
     });
   }
 
+  it('resamples on the server when the request names an output rate', async () => {
+    const text = 'The server resamples, the gateway only encodes.';
+    const a = await collect(local.synthesize(input(text, { sampleRate: 24000 })));
+    const b = await collect(remote.synthesize(input(text, { sampleRate: 24000 })));
+    const native = await collect(local.synthesize(input(text)));
+    expect(b.sampleRates).to.deep.equal([24000]);
+    expect(b.pcm.equals(a.pcm)).to.equal(true);
+    expect(b.marks).to.deep.equal(native.marks);
+    expect(b.sentences).to.deep.equal(native.sentences);
+  });
+
   it('respects flow control with a slow reader and still delivers every byte', async () => {
     const text = SAMPLE_TEXT.repeat(2);
     const expected = await collect(local.synthesize(input(text)));

@@ -147,6 +147,35 @@ describe('espeak engine (WebAssembly workers)', function () {
     expect(first?.type === 'audio' ? first.pcm.length : 0).to.be.within(1, 441);
   });
 
+  for (const rate of [24000, 8000, 48000]) {
+    it(`resamples in the workers to ${rate} Hz with the same marks (several jobs)`, async () => {
+      const native = await synth(engine, input(SAMPLE_TEXT));
+      const resampled = await synth(engine, input(SAMPLE_TEXT, { sampleRate: rate }));
+      const audio = resampled.events.flatMap((e) => (e.type === 'audio' ? [e.sampleRate] : []));
+      expect(new Set(audio)).to.deep.equal(new Set([rate]));
+      expect(resampled.marks).to.deep.equal(native.marks);
+      expect(resampled.events.filter((e) => e.type === 'sentence')).to.deep.equal(
+        native.events.filter((e) => e.type === 'sentence'),
+      );
+      // Each job is resampled on its own, so the length may differ by rounding once per job.
+      const expected = (native.pcm.length * rate) / 22050;
+      expect(Math.abs(resampled.pcm.length - expected)).to.be.at.most(10);
+    });
+  }
+
+  it('cuts the first chunk to 20 ms at the requested rate for tts-3.2', async () => {
+    const result = await synth(engine, input('Low latency first chunk.', { modelId: 'tts-3.2', sampleRate: 24000 }));
+    const first = result.events.find((e) => e.type === 'audio');
+    expect(first?.type === 'audio' ? first.pcm.length : 0).to.be.within(1, 480);
+  });
+
+  for (const bad of [0, -24000, 22050.5, 4000, 96000, Number.NaN]) {
+    it(`refuses the output rate ${bad} with EngineError internal`, async () => {
+      const err = await failure(engine.synthesize(input('Hello.', { sampleRate: bad })));
+      expect(err).to.be.instanceOf(EngineError).with.property('code', 'internal');
+    });
+  }
+
   it('handles empty and punctuation-only input', async () => {
     expect((await synth(engine, input(''))).marks).to.deep.equal([]);
     expect((await synth(engine, input('...'))).marks).to.deep.equal([]);

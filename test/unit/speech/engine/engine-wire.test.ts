@@ -34,6 +34,20 @@ describe('engine wire conversions', () => {
     expect(back.voice).to.deep.equal({ espeakVoice: 'en-us+f3', ratePercent: 150 });
     expect(back).to.include({ text: 'hi', language: 'de-DE', modelId: 'tts-3.0', signal });
     expect(() => requestFromWire({ ...wire, voice: undefined }, signal)).to.throw(EngineError);
+    expect(wire.sampleRate).to.equal(0);
+    expect(back).to.not.have.property('sampleRate');
+  });
+
+  it('carries the output sample rate', () => {
+    const wire = requestToWire({
+      text: 'hi',
+      language: 'en-US',
+      modelId: 'tts-3.0',
+      voice: { espeakVoice: 'en-us' },
+      sampleRate: 24000,
+    });
+    expect(wire.sampleRate).to.equal(24000);
+    expect(requestFromWire(wire, new AbortController().signal).sampleRate).to.equal(24000);
   });
 
   it('round-trips every event type', () => {

@@ -44,6 +44,11 @@ export interface SynthesizeRequest {
   language: string;
   voice: VoiceProfile | undefined;
   modelId: string;
+  /**
+   * Sample rate in Hz of the returned audio; 0 means the engine's native rate. The server resamples, so the
+   * gateway's event loop does not have to.
+   */
+  sampleRate: number;
 }
 
 /** Mono signed 16-bit little-endian PCM. */
@@ -210,7 +215,7 @@ export const VoiceProfile: MessageFns<VoiceProfile> = {
 };
 
 function createBaseSynthesizeRequest(): SynthesizeRequest {
-  return { text: "", language: "", voice: undefined, modelId: "" };
+  return { text: "", language: "", voice: undefined, modelId: "", sampleRate: 0 };
 }
 
 export const SynthesizeRequest: MessageFns<SynthesizeRequest> = {
@@ -226,6 +231,9 @@ export const SynthesizeRequest: MessageFns<SynthesizeRequest> = {
     }
     if (message.modelId !== "") {
       writer.uint32(34).string(message.modelId);
+    }
+    if (message.sampleRate !== 0) {
+      writer.uint32(40).uint32(message.sampleRate);
     }
     return writer;
   },
@@ -275,6 +283,14 @@ export const SynthesizeRequest: MessageFns<SynthesizeRequest> = {
             message.modelId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.sampleRate = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -297,6 +313,11 @@ export const SynthesizeRequest: MessageFns<SynthesizeRequest> = {
         : isSet(object.model_id)
         ? globalThis.String(object.model_id)
         : "",
+      sampleRate: isSet(object.sampleRate)
+        ? globalThis.Number(object.sampleRate)
+        : isSet(object.sample_rate)
+        ? globalThis.Number(object.sample_rate)
+        : 0,
     };
   },
 
@@ -313,6 +334,9 @@ export const SynthesizeRequest: MessageFns<SynthesizeRequest> = {
     }
     if (message.modelId !== "") {
       obj.modelId = message.modelId;
+    }
+    if (message.sampleRate !== 0) {
+      obj.sampleRate = Math.round(message.sampleRate);
     }
     return obj;
   },
