@@ -538,7 +538,11 @@ function readRedisInstance(
     if (upper !== 'WAIT') warnings.push(`${behaviorFound.from}=${behaviorFound.value} is unknown; using WAIT`);
   }
   const pipelineLimit = r.int(prefix + 'PIPELINE_LIMIT', 0);
-  if (pipelineLimit > 0) warnings.push(`${prefix}PIPELINE_LIMIT is deprecated and ignored`);
+  const pipelineWindowMs = r.durationMs(prefix + 'PIPELINE_WINDOW', 0);
+  // Upstream ignores the limit (deprecated); ours applies it, but only together with a window.
+  if (pipelineLimit > 0 && pipelineWindowMs === 0) {
+    warnings.push(`${prefix}PIPELINE_LIMIT has no effect while ${prefix}PIPELINE_WINDOW is 0`);
+  }
   const parallelismName = prefix + 'CLUSTER_PIPELINE_PARALLELISM';
   const parallelism = r.int(parallelismName, 1);
   if (parallelism < 0) throw invalidValue(parallelismName, String(parallelism), 'an integer >= 0 (0 = pool size)');
@@ -559,7 +563,7 @@ function readRedisInstance(
     tls: r.bool(prefix + 'TLS', false),
     sentinelAuth: r.string(prefix + 'SENTINEL_AUTH', ''),
     timeoutMs: r.durationMs(prefix + 'TIMEOUT', 10_000),
-    pipelineWindowMs: r.durationMs(prefix + 'PIPELINE_WINDOW', 0),
+    pipelineWindowMs,
     pipelineLimit,
     clusterPipelineParallelism: parallelism,
     poolOnEmptyBehavior: 'WAIT',

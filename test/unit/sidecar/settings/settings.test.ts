@@ -250,7 +250,10 @@ describe('loadSettings', () => {
       'invalid value "master" for REDIS_URL: expected masterName,sentinel1:port[,...] for sentinel',
     );
     const s = loadSettings({ REDIS_PIPELINE_LIMIT: '8', REDIS_POOL_ON_EMPTY_BEHAVIOR: 'block' });
-    expect(s.warnings.join('\n')).to.contain('REDIS_PIPELINE_LIMIT is deprecated');
+    expect(s.warnings.join('\n')).to.contain('REDIS_PIPELINE_LIMIT has no effect while REDIS_PIPELINE_WINDOW is 0');
+    const windowed = loadSettings({ REDIS_PIPELINE_LIMIT: '8', REDIS_PIPELINE_WINDOW: '150us' });
+    expect(windowed.warnings.join('\n')).to.not.contain('PIPELINE_LIMIT');
+    expect([windowed.redis.pipelineWindowMs, windowed.redis.pipelineLimit]).to.deep.equal([0.15, 8]);
     expect(s.warnings.join('\n')).to.contain('REDIS_POOL_ON_EMPTY_BEHAVIOR=block is unknown; using WAIT');
   });
 });
