@@ -29,20 +29,32 @@ export function startSynthesis(
 ): SynthesisSession {
   const controller = new AbortController();
   const queue = new ChunkQueue<SynthesisOutput>();
-  const encoder = createEncoder(plan.format);
+  const synthesis = engine.synthesize({
+    text: plan.request.input,
+    language: plan.language,
+    voice: plan.voice,
+    modelId: plan.model.id,
+    // The engine resamples in its workers (or on the engine server); the encoder then only encodes.
+    sampleRate: plan.format.sampleRate,
+    signal: controller.signal,
+  });
+  const events = synthesis[Symbol.asyncIterator]();
+  // The first next() submits the engine job, so the worker synthesises while the main thread creates the
+  // encoder (spawning ffmpeg blocks the event loop for tens of ms in a large process).
+  const first = events.next();
+  let encoder: AudioEncoder;
+  try {
+    encoder = createEncoder(plan.format);
+  } catch (err) {
+    controller.abort();
+    first.catch(() => undefined);
+    throw err;
+  }
   let durationMs = 0;
   const pump = (async () => {
     try {
-      const events = engine.synthesize({
-        text: plan.request.input,
-        language: plan.language,
-        voice: plan.voice,
-        modelId: plan.model.id,
-        // The engine resamples in its workers (or on the engine server); the encoder then only encodes.
-        sampleRate: plan.format.sampleRate,
-        signal: controller.signal,
-      });
-      for await (const event of events) {
+      for (let next = await first; next.done !== true; next = await events.next()) {
+        const event = next.value;
         if (event.type === 'audio') {
           encoder.write(event.pcm, event.sampleRate);
           durationMs += (event.pcm.length * 1000) / event.sampleRate;
@@ -54,8 +66,10 @@ export function startSynthesis(
       }
       encoder.end();
     } catch (err) {
-      // The encoder's own "aborted" must not hide the engine's reason.
+      // The encoder's own "aborted" must not hide the engine's reason: rethrow before the drain sees it.
       encoder.abort();
+      // Like leaving a for-await loop: lets the engine release the job (a no-op once the iterator has thrown).
+      events.return?.(undefined).catch(() => undefined);
       throw err;
     }
   })();
