@@ -23,6 +23,12 @@ export interface KubeApiServer {
   kubeconfigFor(user: string): string;
   /** PEM of the API server's self-signed serving certificate (its own CA). */
   readonly ca: Buffer;
+  /**
+   * Stops only the kube-apiserver (SIGTERM; etcd and so all objects stay), runs `whileDown` if given, then starts it
+   * again on the same port with the same certificates and tokens and resolves once /readyz is 200. A failing
+   * `whileDown` still restarts the server before its error is rethrown, so `stop()` and later tests keep working.
+   */
+  restartApiServer(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -112,23 +118,27 @@ export async function startKubeApiServer(extraUsers: readonly string[] = []): Pr
   try {
     await poll(async () => (await get(`${etcdUrl}/health`)) === 200, 'etcd', 30_000, etcd);
     const url = `https://127.0.0.1:${apiPort}`;
-    apiserver = startProcess(apiserverBin, [
-      `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${apiPort}`,
-      `--cert-dir=${path.join(dir, 'certs')}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
-      '--allow-privileged=true',
-      `--service-account-issuer=${url}/`,
-      `--service-account-key-file=${path.join(dir, 'sa.key')}`,
-      `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
-      `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
-      '--authorization-mode=RBAC',
-      '--disable-admission-plugins=ServiceAccount',
-    ]);
-    const running = apiserver;
-    await poll(async () => (await get(`${url}/readyz`)) === 200, 'kube-apiserver', 120_000, running);
+    // Same flags, port and cert dir every time: a restart reuses the self-signed certificate it generated first.
+    const launch = async (): Promise<void> => {
+      const running = startProcess(apiserverBin, [
+        `--etcd-servers=${etcdUrl}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${apiPort}`,
+        `--cert-dir=${path.join(dir, 'certs')}`,
+        '--service-cluster-ip-range=10.0.0.0/24',
+        '--allow-privileged=true',
+        `--service-account-issuer=${url}/`,
+        `--service-account-key-file=${path.join(dir, 'sa.key')}`,
+        `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
+        `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
+        '--authorization-mode=RBAC',
+        '--disable-admission-plugins=ServiceAccount',
+      ]);
+      apiserver = running;
+      await poll(async () => (await get(`${url}/readyz`)) === 200, 'kube-apiserver', 120_000, running);
+    };
+    await launch();
     const ca = readFileSync(path.join(dir, 'certs', 'apiserver.crt'));
     const writeKubeconfig = (file: string, user: string, userToken: string): string => {
       writeFileSync(
@@ -153,6 +163,18 @@ export async function startKubeApiServer(extraUsers: readonly string[] = []): Pr
       kubeconfigFor(user) {
         if (!extraUsers.includes(user)) throw new Error(`${user} was not given to startKubeApiServer`);
         return writeKubeconfig(path.join(dir, `kubeconfig-${user}`), user, `${user}-token`);
+      },
+      async restartApiServer(whileDown) {
+        await apiserver?.stop(10_000);
+        apiserver = undefined;
+        try {
+          await whileDown?.();
+        } finally {
+          await launch();
+        }
+        // Clients pin `ca`; a regenerated certificate would break them in a less obvious place.
+        if (!readFileSync(path.join(dir, 'certs', 'apiserver.crt')).equals(ca))
+          throw new Error('kube-apiserver regenerated its serving certificate on restart');
       },
       stop,
     };
