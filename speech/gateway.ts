@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../sidecar/logger.js';
-import { createAudioEncoder } from './audio/encoder.js';
+import { createEncoderPool, resolveOutputFormat, type EncoderPool } from './audio/index.js';
 import type { SpeechEngine } from './engine/engine.js';
 import { createApp, createGatewayMetrics, type ApiDeps, type EncoderFactory } from './api/index.js';
 import { bootstrapEmptyStore, createAuthenticator } from './auth/index.js';
@@ -25,7 +25,7 @@ export interface GatewayOptions {
   readonly logger: Logger;
   /** Builds the engine once the store is open (main passes the espeak pool or a remote client). */
   readonly createEngine: (settings: SpeechSettings, logger: Logger) => SpeechEngine;
-  /** Default: createAudioEncoder. */
+  /** Default: createAudioEncoder, with pre-started ffmpeg processes for the /stream default (mp3_24000_128). */
   readonly createEncoder?: EncoderFactory;
   /** Default 15 000 ms; tests shorten it. */
   readonly sseKeepaliveMs?: number;
@@ -50,6 +50,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const database = await openDatabase(settings, GATEWAY_PROGRAM);
   let engine: SpeechEngine | undefined;
   let server: Server | undefined;
+  let encoders: EncoderPool | undefined;
   try {
     const voices = createVoiceRepository(database);
     await voices.syncSharedVoices(sharedVoiceSeeds());
@@ -63,12 +64,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     engine = options.createEngine(settings, logger);
     const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics ?? true });
+    let createEncoder = options.createEncoder;
+    if (createEncoder === undefined) {
+      // mp3 first byte would otherwise include ffmpeg's start-up (60-100 ms); see docs/benchmarks-speech.md.
+      const defaultMp3 = resolveOutputFormat({ outputFormat: 'mp3_24000_128', route: 'stream' });
+      const pool = createEncoderPool({ formats: [defaultMp3], logger });
+      encoders = pool;
+      createEncoder = (format) => pool.create(format);
+    }
+    const startedEncoders = encoders;
     const deps: ApiDeps = {
       db: database,
       voices,
       authenticator: createAuthenticator(createApiKeyRepository(database)),
       engine,
-      createEncoder: options.createEncoder ?? ((format) => createAudioEncoder(format)),
+      createEncoder,
       cursors: createVoiceCursorCodec(await loadOrCreateSecret(database, 'voice-list-cursor')),
       metrics,
       logger,
@@ -96,6 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
             listening.close(() => resolve());
             listening.closeAllConnections();
           });
+          await startedEncoders?.close();
           await startedEngine.close();
           await database.close();
         })();
@@ -104,6 +115,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
   } catch (err) {
     server?.close();
+    await encoders?.close();
     await engine?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

@@ -11,6 +11,20 @@ export interface FfmpegEncoderOptions {
   readonly ffmpegPath?: string;
 }
 
+/** How an ffmpeg encoder's process ended. */
+export interface FfmpegExit {
+  /** The process never ran (binary missing or not executable). */
+  readonly startFailed: boolean;
+}
+
+/** An AudioEncoder backed by one ffmpeg process, with what a pool of started encoders needs to know. */
+export interface FfmpegEncoder extends AudioEncoder {
+  /** True until the process has exited, was killed or failed to start. */
+  readonly running: boolean;
+  /** Settles once the process is gone (never rejects). */
+  readonly exited: Promise<FfmpegExit>;
+}
+
 /** Keeps the stderr tail for error messages without growing without bound. */
 const STDERR_KEEP_BYTES = 4096;
 
@@ -63,7 +77,7 @@ export function ffmpegArgs(format: OutputFormat): string[] {
 }
 
 /** Starts ffmpeg right away (its start-up overlaps synthesis); PCM is resampled in TypeScript first. */
-export function createFfmpegEncoder(format: OutputFormat, options: FfmpegEncoderOptions = {}): AudioEncoder {
+export function createFfmpegEncoder(format: OutputFormat, options: FfmpegEncoderOptions = {}): FfmpegEncoder {
   const args = ffmpegArgs(format);
   const binary = options.ffmpegPath ?? 'ffmpeg';
   const queue = new ChunkQueue<Buffer>();
@@ -73,6 +87,14 @@ export function createFfmpegEncoder(format: OutputFormat, options: FfmpegEncoder
   let aborted = false;
   let resampler: Resampler | undefined;
   let inputRate = 0;
+  let running = true;
+  let settleExit: (exit: FfmpegExit) => void = () => undefined;
+  const exited = new Promise<FfmpegExit>((resolve) => {
+    settleExit = (exit) => {
+      running = false;
+      resolve(exit);
+    };
+  });
 
   child.stdout.on('data', (chunk: Buffer) => queue.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => {
@@ -82,11 +104,13 @@ export function createFfmpegEncoder(format: OutputFormat, options: FfmpegEncoder
   child.stdin.on('error', () => undefined);
   child.on('error', (err: NodeJS.ErrnoException) => {
     closed = true;
+    if (child.pid === undefined) settleExit({ startFailed: true });
     const code = err.code === 'ENOENT' ? 'encoder_unavailable' : 'encoder_failed';
     const hint = err.code === 'ENOENT' ? ` (${binary} not found: install ffmpeg)` : '';
     queue.fail(new EncoderError(code, `cannot run ffmpeg${hint}: ${err.message}`, { cause: err }));
   });
   child.on('close', (exitCode, signal) => {
+    settleExit({ startFailed: child.pid === undefined });
     if (aborted) return;
     if (exitCode === 0) queue.end();
     else {
@@ -119,6 +143,10 @@ export function createFfmpegEncoder(format: OutputFormat, options: FfmpegEncoder
       child.stdin.end();
     },
     output: queue,
+    get running() {
+      return running;
+    },
+    exited,
     abort() {
       if (aborted) return;
       aborted = true;

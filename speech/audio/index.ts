@@ -1,5 +1,6 @@
 // Public surface of the audio layer: format resolution and streaming encoders.
 export { createAudioEncoder, EncoderError, type AudioEncoder, type EncoderOptions } from './encoder.js';
+export { createEncoderPool, type EncoderPool, type EncoderPoolOptions } from './encoder-pool.js';
 export {
   FormatError,
   listOutputFormats,
