@@ -24,7 +24,8 @@ export interface KubeApiServer {
   /** PEM of the API server's self-signed serving certificate (its own CA). */
   readonly ca: Buffer;
   /**
-   * Stops only the kube-apiserver (SIGTERM; etcd and so all objects stay), runs `whileDown` if given, then starts it
+   * Stops only the kube-apiserver (SIGTERM, SIGKILL after 10 s: with a client's watch open it does not finish its
+   * graceful shutdown in that time; etcd and so all objects stay), runs `whileDown` if given, then starts it
    * again on the same port with the same certificates and tokens and resolves once /readyz is 200. A failing
    * `whileDown` still restarts the server before its error is rethrown, so `stop()` and later tests keep working.
    */
