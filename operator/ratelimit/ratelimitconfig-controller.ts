@@ -17,6 +17,9 @@ import { parseRateLimitConfigObject } from './ratelimitconfig-parse.js';
 import { planSnapshot, type Plan, type SpecOutcome } from './snapshot-planner.js';
 import { buildStatus, sameJson, type StatusSidecar } from './status-builder.js';
 
+/** Upper bound of the retry delay for failed status writes. */
+const STATUS_RETRY_MAX_MS = 30_000;
+
 /** Metrics the controller reports; main.ts backs them with prom-client. */
 export interface ControllerMetrics {
   reconciled(durationMs: number, resources: number, snapshotBytes: number): void;
@@ -91,6 +94,8 @@ export function createRateLimitConfigController(
   let reconcileQueued = false;
   let featureSignature = '';
   let statusTimer: NodeJS.Timeout | undefined;
+  // Delay before re-trying failed status writes; 0 while the last pass succeeded. Doubles up to STATUS_RETRY_MAX_MS.
+  let statusRetryMs = 0;
   let statusWriter = false;
   let writing = false;
   let stopped = true;
@@ -212,12 +217,12 @@ export function createRateLimitConfigController(
     );
   }
 
-  function scheduleStatus(): void {
+  function scheduleStatus(delayMs = settings.statusDebounceMs): void {
     if (!statusWriter || stopped || statusTimer !== undefined) return;
     statusTimer = setTimeout(() => {
       statusTimer = undefined;
       void flushStatus();
-    }, settings.statusDebounceMs);
+    }, delayMs);
   }
 
   function sidecarsFor(obj: RateLimitConfigObject, key: string): StatusSidecar[] {
@@ -240,6 +245,7 @@ export function createRateLimitConfigController(
       return;
     }
     writing = true;
+    let failed = false;
     try {
       const nowIso = new Date(clock.nowMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
       for (const [key, obj] of objects) {
@@ -270,12 +276,20 @@ export function createRateLimitConfigController(
           deps.metrics?.statusWritten(true);
         } catch (err) {
           deps.metrics?.statusWritten(false);
+          failed = true;
           logger.warn('status write failed', { cr: key, error: (err as Error).message });
         }
       }
       for (const key of [...written.keys()]) if (!objects.has(key)) written.delete(key);
     } finally {
       writing = false;
+    }
+    // A failed write would otherwise wait for the next CR or sidecar event; retry it with backoff instead.
+    if (failed) {
+      statusRetryMs = Math.min(STATUS_RETRY_MAX_MS, Math.max(settings.statusDebounceMs, statusRetryMs * 2));
+      scheduleStatus(statusRetryMs);
+    } else {
+      statusRetryMs = 0;
     }
   }
 
