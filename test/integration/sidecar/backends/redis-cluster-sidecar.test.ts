@@ -1,12 +1,10 @@
 // The whole sidecar with REDIS_TYPE=cluster on a real three-master cluster: keys land on their slot's node.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { silentLogger } from '../../../../sidecar/logger.js';
-import { defaultRunnerDeps, startRateLimitServer, type RunningRateLimitServer } from '../../../../sidecar/runner.js';
+import { rmSync } from 'node:fs';
+import { startRateLimitServer, type RunningRateLimitServer } from '../../../../sidecar/runner.js';
 import { loadSettings } from '../../../../sidecar/settings/settings.js';
+import { makeSidecarConfigDir, quietRunnerDeps, sidecarTestEnv } from '../../../support/sidecar.js';
 import { startRedisCluster, type RedisClusterNodes } from './redis-cluster-nodes.js';
 
 const CONFIG = `domain: cl
@@ -29,9 +27,7 @@ describe('sidecar with REDIS_TYPE=cluster (real Redis Cluster)', function () {
 
   before(async () => {
     cluster = await startRedisCluster();
-    root = mkdtempSync(path.join(os.tmpdir(), 'chorus-cluster-sidecar-'));
-    mkdirSync(path.join(root, 'config'));
-    writeFileSync(path.join(root, 'config', 'config.yaml'), CONFIG);
+    root = makeSidecarConfigDir(CONFIG);
   });
   after(async () => {
     await running?.stop();
@@ -40,29 +36,17 @@ describe('sidecar with REDIS_TYPE=cluster (real Redis Cluster)', function () {
   });
 
   it('decides over the cluster with one request spanning several slots, and stores each key on its node', async () => {
-    const settings = loadSettings({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: '0',
-      DEBUG_HOST: '127.0.0.1',
-      DEBUG_PORT: '0',
-      USE_STATSD: 'false',
-      RUNTIME_ROOT: root,
-      RUNTIME_SUBDIRECTORY: '',
-      RUNTIME_WATCH_ROOT: 'false',
-      KV_TYPE: 'cluster',
-      KV_SOCKET_TYPE: 'tcp',
-      KV_URL: cluster.url,
-      KV_POOL_SIZE: '2',
-      REDIS_CLUSTER_PIPELINE_PARALLELISM: '0',
-      EXPIRATION_JITTER_MAX_SECONDS: '0',
-    });
-    running = await startRateLimitServer(settings, {
-      ...defaultRunnerDeps(silentLogger),
-      statsOutput: (): void => undefined,
-      shutdownGraceMs: 2000,
-    });
+    const settings = loadSettings(
+      sidecarTestEnv(root, {
+        KV_TYPE: 'cluster',
+        KV_SOCKET_TYPE: 'tcp',
+        KV_URL: cluster.url,
+        KV_POOL_SIZE: '2',
+        REDIS_CLUSTER_PIPELINE_PARALLELISM: '0',
+        EXPIRATION_JITTER_MAX_SECONDS: '0',
+      }),
+    );
+    running = await startRateLimitServer(settings, quietRunnerDeps(undefined, { shutdownGraceMs: 2000 }));
     const body = JSON.stringify({
       domain: 'cl',
       descriptors: [{ entries: [{ key: 'user', value: 'ann' }] }, { entries: [{ key: 'tenant', value: 't1' }] }],

@@ -1,16 +1,14 @@
 // GRPC_MAX_CONNECTION_AGE: the server ends old connections with GOAWAY, and clients reconnect and keep working.
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import {
   RateLimitServiceClient,
   type RateLimitResponse,
 } from '../../../../proto/gen/envoy/service/ratelimit/v3/rls.js';
-import { silentLogger } from '../../../../sidecar/logger.js';
-import { defaultRunnerDeps, startRateLimitServer, type RunningRateLimitServer } from '../../../../sidecar/runner.js';
+import { startRateLimitServer, type RunningRateLimitServer } from '../../../../sidecar/runner.js';
 import { loadSettings } from '../../../../sidecar/settings/settings.js';
+import { makeSidecarConfigDir, quietRunnerDeps, sidecarTestEnv } from '../../../support/sidecar.js';
 
 describe('gRPC max connection age', function () {
   this.timeout(60_000);
@@ -18,24 +16,10 @@ describe('gRPC max connection age', function () {
   let running: RunningRateLimitServer | undefined;
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-conn-age-'));
-    mkdirSync(path.join(dir, 'config'));
-    writeFileSync(path.join(dir, 'config', 'c.yaml'), 'domain: test\ndescriptors:\n  - key: free\n');
+    dir = makeSidecarConfigDir('domain: test\ndescriptors:\n  - key: free\n');
     running = await startRateLimitServer(
-      loadSettings({
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: '0',
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
-        USE_STATSD: 'false',
-        RUNTIME_ROOT: dir,
-        RUNTIME_WATCH_ROOT: 'false',
-        GRPC_MAX_CONNECTION_AGE: '1s',
-        GRPC_MAX_CONNECTION_AGE_GRACE: '500ms',
-      }),
-      { ...defaultRunnerDeps(silentLogger), statsOutput: () => undefined },
+      loadSettings(sidecarTestEnv(dir, { GRPC_MAX_CONNECTION_AGE: '1s', GRPC_MAX_CONNECTION_AGE_GRACE: '500ms' })),
+      quietRunnerDeps(),
     );
   });
 

@@ -1,16 +1,15 @@
 // A server certificate replaced on disk is picked up by the running gRPC listener, without a restart.
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   RateLimitServiceClient,
   type RateLimitResponse,
 } from '../../../../proto/gen/envoy/service/ratelimit/v3/rls.js';
-import { silentLogger } from '../../../../sidecar/logger.js';
-import { defaultRunnerDeps, startRateLimitServer, type RunningRateLimitServer } from '../../../../sidecar/runner.js';
+import { startRateLimitServer, type RunningRateLimitServer } from '../../../../sidecar/runner.js';
 import { loadSettings } from '../../../../sidecar/settings/settings.js';
+import { makeSidecarConfigDir, quietRunnerDeps, sidecarTestEnv } from '../../../support/sidecar.js';
 import { makeTestCerts, type TestCerts } from '../backends/tls-certs.js';
 
 describe('gRPC server certificate rotation', function () {
@@ -39,27 +38,18 @@ describe('gRPC server certificate rotation', function () {
   before(async () => {
     oldCerts = makeTestCerts('IP:127.0.0.1');
     newCerts = makeTestCerts('IP:127.0.0.1');
-    dir = mkdtempSync(path.join(os.tmpdir(), 'chorus-tls-rotation-'));
-    mkdirSync(path.join(dir, 'config'));
-    writeFileSync(path.join(dir, 'config', 'c.yaml'), 'domain: test\ndescriptors:\n  - key: free\n');
+    dir = makeSidecarConfigDir('domain: test\ndescriptors:\n  - key: free\n');
     copyFileSync(oldCerts.serverCertFile, path.join(dir, 'server.crt'));
     copyFileSync(oldCerts.serverKeyFile, path.join(dir, 'server.key'));
     running = await startRateLimitServer(
-      loadSettings({
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: '0',
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
-        USE_STATSD: 'false',
-        RUNTIME_ROOT: dir,
-        RUNTIME_WATCH_ROOT: 'false',
-        GRPC_SERVER_USE_TLS: 'true',
-        GRPC_SERVER_TLS_CERT: path.join(dir, 'server.crt'),
-        GRPC_SERVER_TLS_KEY: path.join(dir, 'server.key'),
-      }),
-      { ...defaultRunnerDeps(silentLogger), statsOutput: () => undefined },
+      loadSettings(
+        sidecarTestEnv(dir, {
+          GRPC_SERVER_USE_TLS: 'true',
+          GRPC_SERVER_TLS_CERT: path.join(dir, 'server.crt'),
+          GRPC_SERVER_TLS_KEY: path.join(dir, 'server.key'),
+        }),
+      ),
+      quietRunnerDeps(),
     );
   });
 

@@ -4,9 +4,8 @@ import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import {
   HealthCheckResponse_ServingStatus,
@@ -29,6 +28,7 @@ import {
 import { loadSettings } from '../../../../sidecar/settings/settings.js';
 import { freePort } from '../../../support/ports.js';
 import { startRedisServer } from '../../../support/redis-server.js';
+import { makeSidecarConfigDir, quietRunnerDeps, sidecarTestEnv } from '../../../support/sidecar.js';
 
 const CONFIG = `domain: test
 descriptors:
@@ -55,32 +55,9 @@ function recordingLogger(): RecordingLogger {
 }
 
 /** The production wiring, with the fallback stats sink (USE_STATSD=false) kept out of the test output. */
-function quietDeps(logger: Logger): RunnerDeps {
-  return { ...defaultRunnerDeps(logger), statsOutput: () => undefined };
-}
-
-function makeConfigDir(yaml: string): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'chorus-sidecar-'));
-  mkdirSync(path.join(root, 'config'));
-  writeFileSync(path.join(root, 'config', 'config.yaml'), yaml);
-  return root;
-}
-
+/** The shared loopback settings on the memory backend (a test may override BACKEND_TYPE). */
 function baseEnv(root: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    DEBUG_HOST: '127.0.0.1',
-    DEBUG_PORT: '0',
-    BACKEND_TYPE: 'memory',
-    USE_STATSD: 'false',
-    RUNTIME_ROOT: root,
-    RUNTIME_SUBDIRECTORY: '',
-    RUNTIME_WATCH_ROOT: 'false',
-    ...extra,
-  };
+  return sidecarTestEnv(root, { BACKEND_TYPE: 'memory', ...extra });
 }
 
 function request(domain: string, entries: [string, string][]): RateLimitRequest {
@@ -132,7 +109,7 @@ describe('sidecar servers (in process, memory backend)', function () {
   let health: InstanceType<typeof HealthClient>;
 
   before(async () => {
-    root = makeConfigDir(CONFIG);
+    root = makeSidecarConfigDir(CONFIG);
     statsdServer = net.createServer((socket) => socket.on('data', (d: Buffer) => (statsdLines += d.toString())));
     await new Promise<void>((resolve) => statsdServer.listen(0, '127.0.0.1', resolve));
     const statsdPort = (statsdServer.address() as net.AddressInfo).port;
@@ -372,10 +349,10 @@ describe('sidecar startup and shutdown', function () {
   this.timeout(60_000);
 
   it('waits for the first config event unless FORCE_START_WITHOUT_INITIAL_CONFIG', async () => {
-    const root = makeConfigDir(CONFIG);
+    const root = makeSidecarConfigDir(CONFIG);
     try {
       let emit: (() => void) | undefined;
-      const base = quietDeps(recordingLogger());
+      const base = quietRunnerDeps(recordingLogger());
       const deps: RunnerDeps = {
         ...base,
         createConfigSource: (settings, callbacks) => {
@@ -420,7 +397,9 @@ describe('sidecar startup and shutdown', function () {
   });
 
   it('counts a bad config as config_load_error and still starts', async () => {
-    const root = makeConfigDir('domain: test\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: fortnight\n');
+    const root = makeSidecarConfigDir(
+      'domain: test\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: fortnight\n',
+    );
     const logger = recordingLogger();
     let statsText = '';
     const running = await startRateLimitServer(loadSettings(baseEnv(root)), {
@@ -450,8 +429,8 @@ describe('sidecar startup and shutdown', function () {
   });
 
   it('on SIGTERM flips health, ends health watches and stops listening', async () => {
-    const root = makeConfigDir(CONFIG);
-    const running = await startRateLimitServer(loadSettings(baseEnv(root)), quietDeps(recordingLogger()));
+    const root = makeSidecarConfigDir(CONFIG);
+    const running = await startRateLimitServer(loadSettings(baseEnv(root)), quietRunnerDeps(recordingLogger()));
     const health = new HealthClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
     try {
       const seen: number[] = [];
@@ -482,11 +461,11 @@ describe('sidecar startup and shutdown', function () {
   });
 
   it('reloads changed files and tracks the config health component', async () => {
-    const root = makeConfigDir('domain: other\ndescriptors: []\n');
+    const root = makeSidecarConfigDir('domain: other\ndescriptors: []\n');
     rmSync(path.join(root, 'config', 'config.yaml'));
     const running = await startRateLimitServer(
       loadSettings(baseEnv(root, { HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED: 'true' })),
-      quietDeps(recordingLogger()),
+      quietRunnerDeps(recordingLogger()),
     );
     try {
       // An empty directory is a valid config with no domains: loaded, but unhealthy.
@@ -508,7 +487,7 @@ describe('sidecar startup and shutdown', function () {
   });
 
   it('serves gRPC on a unix socket when GRPC_UDS is set', async () => {
-    const root = makeConfigDir(CONFIG);
+    const root = makeSidecarConfigDir(CONFIG);
     const socket = path.join(root, 'grpc.sock');
     // deps omitted: the production wiring with no logging.
     const running = await startRateLimitServer(
@@ -526,10 +505,10 @@ describe('sidecar startup and shutdown', function () {
   });
 
   it('exposes Prometheus metrics with upstream names and labels', async () => {
-    const root = makeConfigDir(CONFIG);
+    const root = makeSidecarConfigDir(CONFIG);
     const running = await startRateLimitServer(
       loadSettings(baseEnv(root, { USE_STATSD: 'false', USE_PROMETHEUS: 'true', PROMETHEUS_ADDR: '127.0.0.1:0' })),
-      quietDeps(recordingLogger()),
+      quietRunnerDeps(recordingLogger()),
     );
     const client = new RateLimitServiceClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
     try {
@@ -573,12 +552,12 @@ describe('sidecar servers on Redis', function () {
 
   it('reports a Redis outage as gRPC UNKNOWN and /json 400', async () => {
     const redis = await startRedisServer();
-    const root = makeConfigDir(CONFIG);
+    const root = makeSidecarConfigDir(CONFIG);
     const running = await startRateLimitServer(
       loadSettings(
         baseEnv(root, { BACKEND_TYPE: 'redis', REDIS_SOCKET_TYPE: 'tcp', REDIS_URL: redis.url, REDIS_TIMEOUT: '1s' }),
       ),
-      quietDeps(recordingLogger()),
+      quietRunnerDeps(recordingLogger()),
     );
     const client = new RateLimitServiceClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
     try {
@@ -611,7 +590,7 @@ describe('sidecar DogStatsD sink', function () {
   this.timeout(30_000);
 
   it('sends counters with EXTRA_TAGS and mogrifier tags as DogStatsD lines over UDP', async () => {
-    const root = makeConfigDir(CONFIG);
+    const root = makeSidecarConfigDir(CONFIG);
     const udp = dgram.createSocket('udp4');
     let received = '';
     udp.on('message', (m) => (received += m.toString() + '\n'));
@@ -631,7 +610,7 @@ describe('sidecar DogStatsD sink', function () {
           DOG_STATSD_MOGRIFIER_RL_TAGS: 'domain:$1,descriptor:$2',
         }),
       ),
-      quietDeps(recordingLogger()),
+      quietRunnerDeps(recordingLogger()),
     );
     const client = new RateLimitServiceClient(`127.0.0.1:${running.grpcPort}`, grpc.credentials.createInsecure());
     try {
@@ -656,7 +635,7 @@ describe('sidecar config source choice', function () {
   this.timeout(30_000);
 
   it('uses the xDS source for CONFIG_TYPE=GRPC_XDS_SOTW and starts without config when forced', async () => {
-    const root = makeConfigDir(CONFIG);
+    const root = makeSidecarConfigDir(CONFIG);
     const running = await startRateLimitServer(
       loadSettings(
         baseEnv(root, {
@@ -665,7 +644,7 @@ describe('sidecar config source choice', function () {
           FORCE_START_WITHOUT_INITIAL_CONFIG: 'true',
         }),
       ),
-      quietDeps(recordingLogger()),
+      quietRunnerDeps(recordingLogger()),
     );
     try {
       // Nothing answers at that address, so no config arrives (the files in RUNTIME_ROOT are not read).
