@@ -9,9 +9,8 @@ import { loadOperatorSettings } from '../../../operator/operator-settings.js';
 import { startOperator, type RunningOperator } from '../../../operator/operator.js';
 import { sidecarLoadCheck } from '../../../operator/ratelimit/sidecar-load-check.js';
 import { systemClock } from '../../../sidecar/clock.js';
-import { loadRateLimitConfig, xdsConfigToSource } from '../../../sidecar/config/index.js';
 import { silentLogger } from '../../../sidecar/logger.js';
-import { createXdsConfigSource, type XdsConfigSource } from '../../../sidecar/xds/index.js';
+import { Sidecar } from './xds-sidecar.js';
 import { startKubeApiServer, type KubeApiServer } from '../../support/kube-apiserver.js';
 import { freePort } from '../../support/ports.js';
 
@@ -61,54 +60,6 @@ async function eventually<T>(
 }
 
 /** A sidecar in this process: the real xDS config source and loader, recording what it loaded. */
-class Sidecar {
-  names: readonly string[] | undefined;
-  domains: readonly string[] = [];
-  loads = 0;
-  errors: string[] = [];
-  private readonly source: XdsConfigSource;
-  constructor(port: number, nodeId: string) {
-    this.source = createXdsConfigSource(
-      {
-        mergeDomainConfig: false,
-        xds: {
-          nodeId,
-          nodeMetadata: { namespace: 'team-a' },
-          serverUrl: `127.0.0.1:${port}`,
-          clientAdditionalHeaders: {},
-          serverUseTls: false,
-          clientTlsCert: '',
-          clientTlsKey: '',
-          serverTlsCaCert: '',
-          serverTlsSan: '',
-          maxMsgSizeInBytes: 0,
-          backoffInitialIntervalMs: 100,
-          backoffMaxIntervalMs: 300,
-          backoffRandomFactor: 0.5,
-          backoffJitter: false,
-        },
-      },
-      {
-        logger: silentLogger,
-        load: (configs, merge) =>
-          loadRateLimitConfig(
-            configs.map((c) => xdsConfigToSource(c)),
-            { mergeDomainConfig: merge },
-          ),
-        onConfig: (config, names) => {
-          this.names = names;
-          this.domains = config.domains;
-          this.loads += 1;
-        },
-        onError: (err) => this.errors.push(err.message),
-      },
-    );
-    this.source.start();
-  }
-  stop(): void {
-    this.source.stop();
-  }
-}
 
 describe('chorus-operator across a kube-apiserver restart', function () {
   this.timeout(180_000);
@@ -166,7 +117,7 @@ describe('chorus-operator across a kube-apiserver restart', function () {
       clock: systemClock,
       loadCheck: sidecarLoadCheck,
     });
-    sidecar = new Sidecar(adsPort, 'team-a/pod-1');
+    sidecar = new Sidecar(adsPort, 'team-a/pod-1', 'team-a');
     await eventually(
       () => status('api'),
       (st) => cond(st, 'Synced') === 'True/Synced' && st?.xds?.sidecars?.synced === 1,
@@ -205,7 +156,7 @@ describe('chorus-operator across a kube-apiserver restart', function () {
       const health = await fetch(`http://127.0.0.1:${op.httpPort}/healthz`);
       expect(health.status, 'operator still alive').to.equal(200);
       // A sidecar that starts now is served from the operator's cache; its status write has to wait for the server.
-      late = new Sidecar(adsPort, 'team-a/pod-2');
+      late = new Sidecar(adsPort, 'team-a/pod-2', 'team-a');
       await eventually(
         async () => late?.names,
         (n) => n?.includes('team-a/api') === true,
